@@ -1,0 +1,29 @@
+/**
+ * Assessment (spec 2.10): a survey-category Observation (a screening or assessment instrument) in
+ * the legacy's fields only. `meta` is a string there: the legacy meta object serialized as JSON.
+ * See docs/decisions.md ("Assessments").
+ */
+import * as v from 'valibot';
+import { codeableConceptSchema, codings, displayedReferenceSchema, legacyMeta, object, text, withDefined } from './fhir-values.ts';
+import { defineShape } from './legacy-shape.ts';
+import { subjectWithName } from './observation.mapper.ts';
+
+export const assessmentShape = defineShape({
+  name: 'Assessment',
+  schema: v.strictObject({
+    resourceType: v.literal('Assessment'),
+    meta: v.string(),
+    status: v.string(),
+    code: codeableConceptSchema,
+    subject: displayedReferenceSchema,
+    effectiveDateTime: v.string(),
+  }),
+  map: (observation, context) => ({
+    resourceType: 'Assessment',
+    meta: JSON.stringify(legacyMeta(observation)),
+    status: text(observation.status) ?? 'unknown',
+    code: withDefined({ coding: codings(observation.code), text: text(object(observation.code)?.text) }),
+    subject: subjectWithName(observation.subject, context) ?? { reference: '' },
+    effectiveDateTime: text(observation.effectiveDateTime) ?? text(object(observation.effectivePeriod)?.start) ?? '',
+  }),
+});

@@ -1,0 +1,122 @@
+/**
+ * DiagnosticReport (spec 2.3): two shapes. The search entry has no `id` and no `result`; the by-id
+ * record has both. Dates are `YYYY-MM-DD`, or the absent-reason object when the report has none.
+ */
+import * as v from 'valibot';
+import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import {
+  codingSchema, codings, dateSchema, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
+  text, withDefined, type Json,
+} from './fhir-values.ts';
+import { defineShape } from './legacy-shape.ts';
+
+const DATA_ABSENT_REASON_URL = 'http://hl7.org/fhir/StructureDefinition/data-absent-reason';
+const DATA_ABSENT_REASON_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
+
+/** The legacy stand-in for an unknown date (spec 2.3, `effectiveDateTime` "when unknown"). */
+export function unknownDate(): Json {
+  return {
+    valueQuantity: { extension: { url: DATA_ABSENT_REASON_URL, valueCode: 'unknown' } },
+    dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: 'unknown', display: 'Unknown' }], text: 'Unknown' },
+  };
+}
+
+const unknownDateSchema = v.strictObject({
+  valueQuantity: v.strictObject({ extension: v.strictObject({ url: v.string(), valueCode: v.string() }) }),
+  dataAbsentReason: v.strictObject({ coding: v.array(codingSchema), text: v.string() }),
+});
+const dateOrUnknownSchema = v.union([dateSchema, unknownDateSchema]);
+const displayedReference = v.strictObject({ reference: v.string(), display: v.optional(v.string()) });
+
+function effectiveDate(report: FhirResource): string | undefined {
+  return datePart(report.effectiveDateTime) ?? datePart(object(report.effectivePeriod)?.start);
+}
+
+/** Category codings keep `code` and `display` as null when the upstream leaves them out (spec 2.3). */
+function category(report: FhirResource): Json[] {
+  return objects(report.category).map((concept) => ({
+    coding: objects(concept.coding).map((coding) =>
+      withDefined({ system: text(coding.system), code: text(coding.code) ?? null, display: text(coding.display) ?? null }),
+    ),
+    text: text(concept.text) ?? null,
+  }));
+}
+
+/**
+ * `presentedForm` as `{contentType, url}`. An attachment carried inline (`data`, as Synthea writes
+ * notes) becomes a `data:` URL so nothing is dropped (docs/decisions.md).
+ */
+function presentedForm(report: FhirResource): Json[] {
+  return objects(report.presentedForm).map((attachment) => {
+    const contentType = text(attachment.contentType) ?? 'application/octet-stream';
+    const data = text(attachment.data);
+    return { contentType, url: text(attachment.url) ?? (data ? `data:${contentType};base64,${data}` : '') };
+  });
+}
+
+function displayedReferences(value: unknown): Json[] {
+  return objects(value).flatMap((item) => {
+    const reference = referenceOf(item);
+    return reference ? [withDefined({ reference, display: text(item.display) })] : [];
+  });
+}
+
+/** The fields both shapes share, in the order of the spec's table. */
+function commonFields(report: FhirResource): Json {
+  const encounter = referenceOf(report.encounter);
+  const subject = referenceOf(report.subject);
+  return withDefined({
+    meta: legacyMeta(report),
+    category: category(report),
+    encounter: encounter ? { reference: encounter } : undefined,
+    presentedForm: presentedForm(report),
+    status: text(report.status),
+    code: { coding: codings(report.code) },
+    subject: subject ? { reference: subject } : undefined,
+    effectiveDateTime: effectiveDate(report) ?? unknownDate(),
+    issued: datePart(report.issued) ?? unknownDate(),
+    performer: displayedReferences(report.performer),
+  });
+}
+
+const commonEntries = {
+  meta: metaSchema,
+  category: v.array(
+    v.strictObject({
+      coding: v.array(v.strictObject({ system: v.optional(v.string()), code: v.nullable(v.string()), display: v.nullable(v.string()) })),
+      text: v.nullable(v.string()),
+    }),
+  ),
+  encounter: v.optional(referenceSchema),
+  presentedForm: v.array(v.strictObject({ contentType: v.string(), url: v.string() })),
+  status: v.string(),
+  code: v.strictObject({ coding: v.array(codingSchema) }),
+  subject: v.optional(referenceSchema),
+  effectiveDateTime: dateOrUnknownSchema,
+  issued: dateOrUnknownSchema,
+  performer: v.array(displayedReference),
+};
+
+/** A DiagnosticReport inside a search Bundle: no `id`, no `result`. */
+export const diagnosticReportSearchEntry = defineShape({
+  name: 'DiagnosticReportSearchEntry',
+  schema: v.strictObject({ resourceType: v.literal('DiagnosticReport'), ...commonEntries }),
+  map: (report) => ({ resourceType: 'DiagnosticReport', ...commonFields(report) }),
+});
+
+/** A DiagnosticReport read by id: with `id` and its `result` Observation references. */
+export const diagnosticReportRecord = defineShape({
+  name: 'DiagnosticReport',
+  schema: v.strictObject({
+    resourceType: v.literal('DiagnosticReport'),
+    id: v.string(),
+    ...commonEntries,
+    result: v.array(displayedReference),
+  }),
+  map: (report) => ({
+    resourceType: 'DiagnosticReport',
+    id: report.id ?? '',
+    ...commonFields(report),
+    result: displayedReferences(report.result),
+  }),
+});

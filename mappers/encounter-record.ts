@@ -1,0 +1,96 @@
+/**
+ * The serialized internal record the legacy Encounter carries in `identifier[0].value` (spec 2.9),
+ * built from the Encounter and the resources its search included. Key order and null-for-unknown
+ * are documented in docs/decisions.md ("Encounter record").
+ */
+import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import { displayName, object, objects, referenceOf, text } from './fhir-values.ts';
+import type { MapContext } from './legacy-shape.ts';
+
+const LOINC = 'http://loinc.org';
+const NOTE_CODES = { consult: '11488-4', historyAndPhysical: '34117-2', progress: '11506-3' } as const;
+
+/** Human names of the code systems encounter types are written in. */
+const CODE_SYSTEM_NAMES: Record<string, string> = {
+  'http://snomed.info/sct': 'SNOMED CT',
+  'http://www.ama-assn.org/go/cpt': 'CPT',
+  'http://loinc.org': 'LOINC',
+  'http://hl7.org/fhir/sid/icd-10-cm': 'ICD-10-CM',
+  'http://terminology.hl7.org/CodeSystem/v3-ActCode': 'ActCode',
+  'http://terminology.hl7.org/CodeSystem/encounter-type': 'Encounter type',
+};
+
+/** Every field is a string or null; the value string is this object serialized as JSON. */
+export type EncounterRecord = Record<string, string | null>;
+
+export function encounterRecord(encounter: FhirResource, context: MapContext): EncounterRecord {
+  const self = `Encounter/${encounter.id ?? ''}`;
+  const type = objects(encounter.type)[0];
+  const typeCoding = objects(type?.coding)[0];
+  const period = object(encounter.period);
+  const notes = context.referencing('DocumentReference', self);
+  return {
+    patient_name: orNull(text(object(encounter.subject)?.display) ?? displayName(context.resolve(referenceOf(encounter.subject)))),
+    identifier: orNull(text(objects(encounter.identifier)[0]?.value) ?? encounter.id),
+    name: orNull(text(type?.text) ?? text(typeCoding?.display)),
+    code: orNull(text(typeCoding?.code)),
+    code_system: orNull(text(typeCoding?.system)),
+    code_system_name: orNull(CODE_SYSTEM_NAMES[text(typeCoding?.system) ?? '']),
+    admit_date: orNull(text(period?.start)),
+    discharge_date: orNull(text(period?.end)),
+    location: joined(objects(encounter.location).map((item) => {
+      const location = object(item.location);
+      return displayName(context.resolve(referenceOf(location))) ?? text(location?.display);
+    })),
+    encounter_diagnosis: joined(objects(encounter.diagnosis).map((diagnosis) => conceptText(context.resolve(referenceOf(diagnosis.condition))?.code))),
+    performer: joined(objects(encounter.participant).map((participant) => {
+      const individual = object(participant.individual);
+      return text(individual?.display) ?? displayName(context.resolve(referenceOf(individual)));
+    })),
+    consult_note: noteText(notes, NOTE_CODES.consult),
+    history_and_physical_note: noteText(notes, NOTE_CODES.historyAndPhysical),
+    reason_for_referral: joined(
+      context.referencing('ServiceRequest', self).flatMap((request) => objects(request.reasonCode).map(conceptText)),
+    ),
+    progress_note: noteText(notes, NOTE_CODES.progress),
+    author: joined(notes.flatMap((note) => objects(note.author).map((author) => text(author.display) ?? displayName(context.resolve(referenceOf(author)))))),
+    status: orNull(text(encounter.status)),
+  };
+}
+
+/** The text of the notes of one LOINC type, in the order the upstream returned them. */
+function noteText(notes: FhirResource[], loincCode: string): string | null {
+  const ofType = notes.filter((note) => objects(object(note.type)?.coding).some((c) => c.system === LOINC && c.code === loincCode));
+  return joined(ofType.flatMap((note) => objects(note.content).map((content) => attachmentText(object(content.attachment)))), '\n\n');
+}
+
+/** Inline text is decoded; anything else is given by its URL. */
+function attachmentText(attachment: Record<string, unknown> | undefined): string | undefined {
+  const data = text(attachment?.data);
+  const contentType = text(attachment?.contentType) ?? '';
+  if (data && (contentType === '' || contentType.startsWith('text/'))) return decodeBase64Utf8(data);
+  return text(attachment?.url);
+}
+
+function decodeBase64Utf8(data: string): string | undefined {
+  try {
+    return new TextDecoder().decode(Uint8Array.from(atob(data), (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+function conceptText(concept: unknown): string | undefined {
+  const value = object(concept);
+  return text(value?.text) ?? text(objects(value?.coding)[0]?.display) ?? text(objects(value?.coding)[0]?.code);
+}
+
+/** Distinct non-empty values joined; null when there are none. */
+function joined(values: (string | undefined)[], separator = '; '): string | null {
+  const distinct = [...new Set(values.filter((value): value is string => !!value))];
+  return distinct.length > 0 ? distinct.join(separator) : null;
+}
+
+function orNull(value: string | undefined): string | null {
+  return value ?? null;
+}

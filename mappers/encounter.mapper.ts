@@ -1,0 +1,107 @@
+/**
+ * Encounter (spec 2.9). Its one identifier holds the serialized internal record (encounter-record.ts);
+ * the rest follows the FHIR Encounter with the legacy's nulls for unknown ends and displays.
+ */
+import * as v from 'valibot';
+import {
+  legacyMeta, metaSchema, object, objects, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
+  withDefined, type Json,
+} from './fhir-values.ts';
+import { encounterRecord } from './encounter-record.ts';
+import { defineShape } from './legacy-shape.ts';
+
+const ACT_CODE_DISPLAYS: Record<string, string> = {
+  AMB: 'ambulatory', EMER: 'emergency', FLD: 'field', HH: 'home health', IMP: 'inpatient encounter',
+  ACUTE: 'inpatient acute', NONAC: 'inpatient non-acute', OBSENC: 'observation encounter',
+  PRENC: 'pre-admission', SS: 'short stay', VR: 'virtual',
+};
+
+/** The type of the identifier that carries the record (docs/decisions.md). */
+const RECORD_IDENTIFIER_TYPE = { coding: [{ code: 'ENCREC', display: 'Encounter record' }], text: 'Encounter record' };
+
+const codeDisplaySchema = v.strictObject({ code: v.optional(v.string()), display: v.optional(v.string()) });
+const periodSchema = v.strictObject({ start: v.optional(v.string()), end: v.nullable(v.string()) });
+
+function period(value: unknown): Json {
+  const written = object(value);
+  return withDefined({ start: text(written?.start), end: text(written?.end) ?? null });
+}
+
+export const encounterShape = defineShape({
+  name: 'Encounter',
+  schema: v.strictObject({
+    resourceType: v.literal('Encounter'),
+    id: v.string(),
+    meta: metaSchema,
+    identifier: v.tuple([
+      v.strictObject({
+        type: v.strictObject({ coding: v.array(codeDisplaySchema), text: v.string() }),
+        system: v.nullable(v.string()),
+        value: v.string(),
+      }),
+    ]),
+    status: v.string(),
+    class: v.optional(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()), display: v.nullable(v.string()) })),
+    type: v.array(v.strictObject({ coding: v.array(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()) })) })),
+    subject: v.optional(referenceSchema),
+    participant: v.array(
+      v.strictObject({
+        type: v.array(v.strictObject({ coding: v.array(codeDisplaySchema), text: v.optional(v.string()) })),
+        period: periodSchema,
+        individual: v.optional(v.strictObject({ reference: v.string(), display: v.nullable(v.string()) })),
+      }),
+    ),
+    period: periodSchema,
+    reasonCode: v.array(v.strictObject({ coding: v.array(systemCodeSchema) })),
+    hospitalization: v.optional(v.strictObject({ dischargeDisposition: v.strictObject({ coding: v.array(systemCodeSchema) }) })),
+    location: v.array(v.strictObject({ location: referenceSchema })),
+    serviceProvider: v.optional(v.strictObject({ reference: v.string(), type: v.string() })),
+  }),
+  map: (encounter, context) => {
+    const encounterClass = object(encounter.class);
+    const classCode = text(encounterClass?.code);
+    const subject = referenceOf(encounter.subject);
+    const disposition = object(object(encounter.hospitalization)?.dischargeDisposition);
+    const provider = referenceOf(encounter.serviceProvider);
+    return withDefined({
+      resourceType: 'Encounter',
+      id: encounter.id ?? '',
+      meta: legacyMeta(encounter),
+      identifier: [{ type: RECORD_IDENTIFIER_TYPE, system: null, value: JSON.stringify(encounterRecord(encounter, context)) }],
+      status: text(encounter.status) ?? 'unknown',
+      class: encounterClass
+        ? withDefined({
+            code: classCode,
+            system: text(encounterClass.system),
+            display: text(encounterClass.display) ?? ACT_CODE_DISPLAYS[classCode ?? ''] ?? null,
+          })
+        : undefined,
+      type: objects(encounter.type).map((type) => ({
+        coding: objects(type.coding).map((coding) => withDefined({ code: text(coding.code), system: text(coding.system) })),
+      })),
+      subject: subject ? { reference: subject } : undefined,
+      participant: objects(encounter.participant).map((participant) => {
+        const individual = object(participant.individual);
+        const reference = referenceOf(individual);
+        return withDefined({
+          type: objects(participant.type).map((type) =>
+            withDefined({
+              coding: objects(type.coding).map((coding) => withDefined({ code: text(coding.code), display: text(coding.display) })),
+              text: text(type.text),
+            }),
+          ),
+          period: period(participant.period),
+          individual: reference ? { reference, display: text(individual?.display) ?? null } : undefined,
+        });
+      }),
+      period: period(encounter.period),
+      reasonCode: objects(encounter.reasonCode).map((concept) => ({ coding: systemCodes(concept) })),
+      hospitalization: disposition ? { dischargeDisposition: { coding: systemCodes(disposition) } } : undefined,
+      location: objects(encounter.location).flatMap((item) => {
+        const reference = referenceOf(item.location);
+        return reference ? [{ location: { reference } }] : [];
+      }),
+      serviceProvider: provider ? { reference: provider, type: provider.split('/')[0] ?? 'Organization' } : undefined,
+    });
+  },
+});

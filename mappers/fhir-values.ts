@@ -1,0 +1,117 @@
+/**
+ * Small readers of FHIR values shared by the mappers, and the valibot pieces of the legacy shapes
+ * that several payloads repeat (spec section 2 notation: coding, CodeableConcept, reference, meta).
+ */
+import * as v from 'valibot';
+import type { FhirResource } from '../src/upstream/fhir-client.ts';
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value as an array of objects ([] for anything else). */
+export function objects(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+export function object(value: unknown): Json | undefined {
+  return isObject(value) ? value : undefined;
+}
+
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `Type/id` from a relative, absolute or versioned FHIR reference; undefined for other forms. */
+export function normalizeReference(reference: unknown): string | undefined {
+  if (typeof reference !== 'string') return undefined;
+  const match = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(reference);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+/** The reference string of a FHIR Reference, normalized to `Type/id` where possible. */
+export function referenceOf(value: unknown): string | undefined {
+  const ref = text(object(value)?.reference);
+  return normalizeReference(ref) ?? ref;
+}
+
+/** `YYYY-MM-DD` as written in a FHIR date, dateTime or instant (no time-zone conversion). */
+export function datePart(value: unknown): string | undefined {
+  const written = text(value);
+  return written && /^\d{4}-\d{2}-\d{2}/.test(written) ? written.slice(0, 10) : undefined;
+}
+
+/** A FHIR instant as a timestamp with milliseconds and a numeric UTC offset (meta.lastUpdated). */
+export function timestampWithMillis(value: unknown): string | undefined {
+  const written = text(value);
+  if (!written) return undefined;
+  const time = Date.parse(written);
+  return Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
+}
+
+/** A person's name as `Given Family` from a FHIR HumanName list (the first usable one). */
+export function humanName(names: unknown): string | undefined {
+  for (const name of objects(names)) {
+    const written = text(name.text);
+    if (written) return written;
+    const given = Array.isArray(name.given) ? name.given.filter((part) => typeof part === 'string') : [];
+    const parts = [...given, text(name.family)].filter((part): part is string => !!part);
+    if (parts.length > 0) return parts.join(' ');
+  }
+  return undefined;
+}
+
+/** The display name of a Patient, Practitioner, Organization or Location. */
+export function displayName(resource: FhirResource | undefined): string | undefined {
+  if (!resource) return undefined;
+  return humanName(resource.name) ?? text(resource.name);
+}
+
+/** `{system, code, display?}` codings of a CodeableConcept, keeping display when written. */
+export function codings(concept: unknown): Json[] {
+  return objects(object(concept)?.coding).map((coding) =>
+    withDefined({ system: text(coding.system), code: text(coding.code), display: text(coding.display) }),
+  );
+}
+
+/** `{system, code}` codings only (the legacy shapes that show no display). */
+export function systemCodes(concept: unknown): Json[] {
+  return objects(object(concept)?.coding).map((coding) => withDefined({ system: text(coding.system), code: text(coding.code) }));
+}
+
+/** Copies an object without its undefined members, keeping key order. */
+export function withDefined<T extends Json>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}
+
+/** The legacy `meta` object (spec 2.2). */
+export function legacyMeta(resource: FhirResource): Json {
+  const meta = object(resource.meta) ?? {};
+  return withDefined({
+    versionId: text(meta.versionId),
+    lastUpdated: timestampWithMillis(meta.lastUpdated),
+    source: text(meta.source),
+    profile: Array.isArray(meta.profile) ? meta.profile.filter((p) => typeof p === 'string') : [],
+  });
+}
+
+// ---- valibot pieces -------------------------------------------------------------------------
+
+export const codingSchema = v.strictObject({
+  system: v.optional(v.string()),
+  code: v.optional(v.string()),
+  display: v.optional(v.string()),
+});
+export const systemCodeSchema = v.strictObject({ system: v.optional(v.string()), code: v.optional(v.string()) });
+export const codeableConceptSchema = v.strictObject({ coding: v.array(codingSchema), text: v.optional(v.string()) });
+export const referenceSchema = v.strictObject({ reference: v.string() });
+export const displayedReferenceSchema = v.strictObject({ reference: v.string(), display: v.optional(v.string()) });
+export const metaSchema = v.strictObject({
+  versionId: v.optional(v.string()),
+  lastUpdated: v.optional(v.string()),
+  source: v.optional(v.string()),
+  profile: v.array(v.string()),
+});
+export const dateSchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));

@@ -1,0 +1,77 @@
+/**
+ * What every mapper is: one legacy payload shape, the function that builds it from a FHIR
+ * resource, and the valibot schema its output must satisfy (tests check every response against it).
+ */
+import type * as v from 'valibot';
+import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import { isObject, normalizeReference, type Json } from './fhir-values.ts';
+
+/** Lookups over the resources that came in the same upstream answer (`_include` / `_revinclude`). */
+export interface MapContext {
+  /** The resource a reference points to, when the upstream answer carried it. */
+  resolve(reference: unknown): FhirResource | undefined;
+  /** The carried resources of `type` that hold a reference to `target` (`Type/id`) anywhere. */
+  referencing(type: string, target: string): FhirResource[];
+}
+
+export interface LegacyShape {
+  /** Name used in schemas, OpenAPI and test reports, e.g. `DiagnosticReport`. */
+  readonly name: string;
+  /** The legacy payload of one record; strict, so an unexpected key fails the contract tests. */
+  readonly schema: v.GenericSchema;
+  map(resource: FhirResource, context: MapContext): Json;
+}
+
+/** Defines a legacy shape; a function so each mapper file reads as one declaration. */
+export function defineShape(shape: LegacyShape): LegacyShape {
+  return shape;
+}
+
+/** Builds the MapContext for one upstream answer: every resource indexed by `Type/id` and by what it references. */
+export function createMapContext(resources: readonly FhirResource[]): MapContext {
+  const byReference = new Map<string, FhirResource>();
+  const referencers = new Map<string, FhirResource[]>();
+  for (const resource of resources) {
+    if (resource.id) byReference.set(`${resource.resourceType}/${resource.id}`, resource);
+  }
+  // Indexed lazily: most routes never ask who references whom.
+  let indexed = false;
+  const indexReferencers = (): void => {
+    for (const resource of resources) {
+      for (const target of new Set(referencesIn(resource))) {
+        const key = `${resource.resourceType}>${target}`;
+        const list = referencers.get(key) ?? [];
+        list.push(resource);
+        referencers.set(key, list);
+      }
+    }
+    indexed = true;
+  };
+  return {
+    resolve(reference) {
+      const ref = typeof reference === 'string' ? normalizeReference(reference) : undefined;
+      return ref ? byReference.get(ref) : undefined;
+    },
+    referencing(type, target) {
+      if (!indexed) indexReferencers();
+      return referencers.get(`${type}>${target}`) ?? [];
+    },
+  };
+}
+
+/** Every `reference` string inside a resource, normalized to `Type/id`. */
+function referencesIn(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) {
+    for (const item of value) referencesIn(item, found);
+  } else if (isObject(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      if (key === 'reference') {
+        const ref = normalizeReference(member);
+        if (ref) found.push(ref);
+      } else if (typeof member === 'object') {
+        referencesIn(member, found);
+      }
+    }
+  }
+  return found;
+}

@@ -1,0 +1,120 @@
+/**
+ * The facade as a Hono app: middleware, then one loop over the route table. Runtime-neutral: the
+ * Node and edge entries pass in the FHIR client (with their own transport) and a logger.
+ */
+import { Hono, type Context } from 'hono';
+import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { callerToken } from './pipeline/auth.ts';
+import { handleRoute, type PipelineDeps } from './pipeline/handle-route.ts';
+import type { Route } from './route-types.ts';
+import { ROUTES } from './routes.ts';
+import type { FhirClient } from './upstream/fhir-client.ts';
+
+export interface AppOptions {
+  client: FhirClient;
+  logger?: Logger;
+  routes?: readonly Route[];
+  /** Longest request URL accepted; longer ones get 414. */
+  maxUrlLength?: number;
+  newBundleId?: () => string;
+}
+
+/** Largest `POST …/_search` form body accepted. */
+const MAX_FORM_BODY_BYTES = 64 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+type Env = { Variables: { routeName: string; upstreamPages: number } };
+
+/** Builds the app for a route table (the real one by default). */
+export function createApp(options: AppOptions): Hono<Env> {
+  const logger = options.logger ?? silentLogger;
+  const maxUrlLength = options.maxUrlLength ?? 8192;
+  const deps: PipelineDeps = { client: options.client, newBundleId: options.newBundleId ?? (() => crypto.randomUUID()) };
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const requestId = crypto.randomUUID();
+    c.header('x-request-id', requestId);
+    await next();
+    // Only the route's name is logged, never the URL: its query holds the token and patient ids.
+    logger('info', 'request', {
+      requestId,
+      method: c.req.method,
+      route: c.get('routeName') ?? 'unmatched',
+      status: c.res.status,
+      durationMs: Math.round(performance.now() - started),
+      upstreamPages: c.get('upstreamPages'),
+    });
+  });
+
+  app.use(async (c, next) => {
+    if (c.req.url.length > maxUrlLength) throw new FacadeError('uri-too-long', `at most ${maxUrlLength} characters`);
+    await next();
+  });
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  const served = servedPaths(options.routes ?? ROUTES);
+  for (const path of new Set(served.map((entry) => entry.path))) {
+    for (const { route } of served.filter((entry) => entry.path === path)) {
+      app.on(route.method, path, async (c) => {
+        c.set('routeName', route.name);
+        const query = route.method === 'POST' ? await queryWithForm(c) : new URL(c.req.url).searchParams;
+        const token = callerToken(query, c.req.header('authorization'));
+        const result = await handleRoute(route, { query, id: c.req.param('id'), token }, deps);
+        c.set('upstreamPages', result.upstreamPages);
+        return c.body(JSON.stringify(result.payload), 200, { 'content-type': JSON_TYPE, 'cache-control': 'private, no-cache' });
+      });
+    }
+    // Any other method on a served path: the interface is read-only.
+    app.all(path, () => {
+      throw new FacadeError('method-not-allowed');
+    });
+  }
+
+  app.notFound(() => {
+    throw new FacadeError('unknown-path');
+  });
+  app.onError((error, c) => {
+    const facadeError = toFacadeError(error);
+    if (facadeError.status >= 500) {
+      const cause = facadeError.cause instanceof Error ? facadeError.cause.name : undefined;
+      logger('error', 'request failed', { route: c.get('routeName'), code: facadeError.code, cause });
+    }
+    return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE });
+  });
+  return app;
+}
+
+/**
+ * Each route at its documented path and at its twin with or without `/api`, unless the spec
+ * documents the twin separately (the second CarePlan description). Static paths come before
+ * `:id` paths so `/X/_search` is never read as an id.
+ */
+export function servedPaths(routes: readonly Route[]): { route: Route; path: string }[] {
+  const documented = new Set(routes.map((route) => `${route.method} ${route.path}`));
+  const served = routes.flatMap((route) => {
+    const twin = route.path.startsWith('/api/') ? route.path.slice('/api'.length) : `/api${route.path}`;
+    const paths = documented.has(`${route.method} ${twin}`) ? [route.path] : [route.path, twin];
+    return paths.map((path) => ({ route, path }));
+  });
+  return served.sort((a, b) => Number(a.path.includes(':')) - Number(b.path.includes(':')));
+}
+
+/** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */
+async function queryWithForm(c: Context<Env>): Promise<URLSearchParams> {
+  const query = new URL(c.req.url).searchParams;
+  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  const declaredLength = Number(c.req.header('content-length') ?? '0');
+  if (declaredLength > MAX_FORM_BODY_BYTES) throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
+  const body = await c.req.text();
+  if (body.length === 0) return query;
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new FacadeError('unsupported-media-type', 'send parameters as application/x-www-form-urlencoded');
+  }
+  if (body.length > MAX_FORM_BODY_BYTES) throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
+  for (const [name, value] of new URLSearchParams(body)) query.append(name, value);
+  return query;
+}

@@ -1,0 +1,21 @@
+/**
+ * Node entry: `npm start [-- --data DIR]`. Reads the environment once, starts the service, stops
+ * cleanly on SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, parseConfig } from '../config.ts';
+import { jsonLogger } from '../log.ts';
+import { startService } from '../node-service.ts';
+
+const logger = jsonLogger();
+try {
+  const { values } = parseArgs({ options: { data: { type: 'string' } } });
+  const service = await startService(parseConfig(process.env), { dataDir: values.data, logger });
+  logger('info', 'listening', { url: service.url, upstream: service.upstreamUrl });
+  const stop = () => void service.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}

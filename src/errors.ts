@@ -1,0 +1,69 @@
+/**
+ * The one error type of the service and its catalog. Every error the service answers with is a
+ * FacadeError rendered as a FHIR OperationOutcome; see docs/decisions.md ("Error bodies").
+ */
+
+/** Catalog of every error the service can produce: HTTP status, OperationOutcome issue code, text. */
+export const ERROR_CATALOG = {
+  'bad-parameter': { status: 400, issue: 'invalid', text: 'A query parameter has an invalid value' },
+  'unauthorized': { status: 401, issue: 'login', text: 'An access_token is required' },
+  'forbidden': { status: 403, issue: 'forbidden', text: 'This collection cannot be read without an access_token' },
+  'not-found': { status: 404, issue: 'not-found', text: 'No record with this id' },
+  'unknown-path': { status: 404, issue: 'not-supported', text: 'No such operation' },
+  'method-not-allowed': { status: 405, issue: 'not-supported', text: 'This interface is read-only' },
+  'uri-too-long': { status: 414, issue: 'too-long', text: 'The request URL is too long' },
+  'payload-too-large': { status: 413, issue: 'too-long', text: 'The request body is too large' },
+  'unsupported-media-type': { status: 415, issue: 'not-supported', text: 'Unsupported request body type' },
+  'upstream-error': { status: 502, issue: 'transient', text: 'The upstream FHIR server failed' },
+  'upstream-bad-body': { status: 502, issue: 'invalid', text: 'The upstream FHIR server sent an unusable answer' },
+  'upstream-too-many-pages': { status: 502, issue: 'too-costly', text: 'The upstream search has more pages than the service reads' },
+  'upstream-refused-link': { status: 502, issue: 'security', text: 'The upstream sent a paging link outside its base URL' },
+  'upstream-timeout': { status: 504, issue: 'timeout', text: 'The upstream FHIR server did not answer in time' },
+  'internal': { status: 500, issue: 'exception', text: 'Internal error' },
+} as const satisfies Record<string, { status: number; issue: string; text: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** An error with its catalog code, an optional detail safe to show the caller, and a cause for logs. */
+export class FacadeError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Shown to the caller; must never hold a token, an upstream body or patient data. */
+  readonly detail: string | undefined;
+
+  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
+    super(detail ? `${ERROR_CATALOG[code].text}: ${detail}` : ERROR_CATALOG[code].text, options);
+    this.name = 'FacadeError';
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.detail = detail;
+  }
+}
+
+/** FHIR OperationOutcome body (the subset this service writes). */
+export interface OperationOutcome {
+  resourceType: 'OperationOutcome';
+  issue: { severity: 'error'; code: string; diagnostics: string; details: { text: string } }[];
+}
+
+/** Renders an error as the OperationOutcome body the caller receives. */
+export function toOperationOutcome(error: FacadeError): OperationOutcome {
+  const entry = ERROR_CATALOG[error.code];
+  return {
+    resourceType: 'OperationOutcome',
+    issue: [
+      {
+        severity: 'error',
+        code: entry.issue,
+        diagnostics: error.detail ? `${entry.text}: ${error.detail}` : entry.text,
+        details: { text: error.code },
+      },
+    ],
+  };
+}
+
+/** Normalizes anything thrown into a FacadeError; unknown errors become 500 with no detail shown. */
+export function toFacadeError(error: unknown): FacadeError {
+  if (error instanceof FacadeError) return error;
+  return new FacadeError('internal', undefined, { cause: error });
+}

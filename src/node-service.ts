@@ -1,0 +1,71 @@
+/**
+ * Starts the facade on Node: the embedded FHIR upstream (unless UPSTREAM_URL names one), the undici
+ * transport, and the HTTP server. Used by the Node entry and by tests that need the real thing.
+ */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { startEmbeddedFhir, type EmbeddedFhir } from './embedded/fhir-server.ts';
+import { readDataDir } from './embedded/load-data.ts';
+import { generateSyntheticBundles } from './embedded/seed/generate.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { FhirClient } from './upstream/fhir-client.ts';
+import { undiciTransport } from './upstream/undici-transport.ts';
+
+export interface ServiceOptions {
+  /** Load every FHIR Bundle and NDJSON file of this folder into the embedded upstream instead of the generated patients. */
+  dataDir?: string;
+  logger?: Logger;
+}
+
+export interface RunningService {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  upstreamUrl: string;
+  embedded: EmbeddedFhir | undefined;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? silentLogger;
+  let embedded: EmbeddedFhir | undefined;
+  if (config.UPSTREAM_URL === undefined) {
+    embedded = await startEmbeddedFhir({ port: config.EMBEDDED_FHIR_PORT });
+    const bundles = options.dataDir === undefined ? generateSyntheticBundles() : await readDataDir(options.dataDir);
+    const loaded = await embedded.load(bundles);
+    logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: options.dataDir ?? 'generated', resources: countOf(loaded) });
+  } else if (options.dataDir !== undefined) {
+    throw new Error('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
+  }
+  const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
+  const transport = undiciTransport();
+  const client = new FhirClient({
+    baseUrl: upstreamUrl,
+    transport,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxPages: config.UPSTREAM_MAX_PAGES,
+    pageSize: config.UPSTREAM_PAGE_SIZE,
+  });
+  const app = createApp({ client, logger, maxUrlLength: config.MAX_URL_LENGTH });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return {
+    url: `http://${host}:${port}`,
+    upstreamUrl,
+    embedded,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await transport.close();
+      await embedded?.close();
+    },
+  };
+}
+
+function countOf(summary: unknown): number | undefined {
+  if (typeof summary !== 'object' || summary === null) return undefined;
+  return Object.values(summary).reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
+}

@@ -1,0 +1,31 @@
+/**
+ * The caller's access token (spec section 5) and the per-route policy on its absence.
+ */
+import { FacadeError } from '../errors.ts';
+import type { AuthPolicy } from '../route-types.ts';
+
+/**
+ * The token from `access_token` in the query, or from an `Authorization: Bearer` header. Both at
+ * once must agree: two different credentials in one request are refused rather than guessed at.
+ */
+export function callerToken(query: URLSearchParams, authorization: string | undefined): string | undefined {
+  const fromQuery = query.getAll('access_token');
+  if (fromQuery.length > 1) throw new FacadeError('bad-parameter', 'access_token may be given only once');
+  const queryToken = fromQuery[0] || undefined;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (authorization !== undefined && authorization !== '' && !bearer) {
+    throw new FacadeError('unauthorized', 'the Authorization header must be "Bearer <token>"');
+  }
+  const headerToken = bearer?.[1];
+  if (queryToken !== undefined && headerToken !== undefined && queryToken !== headerToken) {
+    throw new FacadeError('bad-parameter', 'access_token and the Authorization header carry different tokens');
+  }
+  return queryToken ?? headerToken;
+}
+
+/** Enforces a route's policy on a request without a token. */
+export function enforceAuthPolicy(policy: AuthPolicy, token: string | undefined): void {
+  if (token !== undefined) return;
+  if (policy === 'token-required') throw new FacadeError('unauthorized');
+  if (policy === 'forbidden-without-token') throw new FacadeError('forbidden');
+}

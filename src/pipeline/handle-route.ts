@@ -1,0 +1,91 @@
+/**
+ * One legacy operation from request to payload: auth policy → parameters → upstream FHIR query →
+ * mapper → envelope. Nothing here is specific to one endpoint; the route entry says it all.
+ */
+import type { Json } from '../../mappers/fhir-values.ts';
+import { normalizeReference } from '../../mappers/fhir-values.ts';
+import { createMapContext } from '../../mappers/legacy-shape.ts';
+import { FacadeError } from '../errors.ts';
+import { parseLegacyParams, parseRecordId } from '../params.ts';
+import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
+import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
+import { enforceAuthPolicy } from './auth.ts';
+import { legacyBundle, type MappedEntry } from './envelope.ts';
+import { upstreamSearchParams } from './upstream-query.ts';
+
+/** A legacy request reduced to what the pipeline reads. */
+export interface LegacyRequest {
+  /** Query parameters (for POST `_search`: the query and the form body together). */
+  query: URLSearchParams;
+  /** The `:id` path segment of a by-id read. */
+  id?: string;
+  token: string | undefined;
+}
+
+export interface PipelineDeps {
+  client: FhirClient;
+  /** Id of each response Bundle ("generated per response", spec 2.1). */
+  newBundleId: () => string;
+}
+
+/** What the pipeline answers, and how many upstream pages it took (for the request log). */
+export interface PipelineResult {
+  payload: Json | Json[];
+  upstreamPages: number;
+}
+
+export async function handleRoute(route: Route, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  enforceAuthPolicy(route.auth, request.token);
+  return route.kind === 'read' ? readRecord(route, request, deps) : search(route, request, deps);
+}
+
+async function search(route: SearchRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  const params = parseLegacyParams(request.query, route.params);
+  const { resourceType } = route.upstream;
+  const result = await deps.client.search(resourceType, upstreamSearchParams(route, params), request.token);
+  const context = createMapContext([...result.matches, ...result.included]);
+  const entries: MappedEntry[] = result.matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
+  for (const resource of result.included) {
+    const shape = route.includedEntries?.[resource.resourceType];
+    if (shape) entries.push(mapEntry(resource, shape.map(resource, context)));
+  }
+  const payload =
+    route.envelope === 'array'
+      ? entries.map((entry) => entry.resource)
+      : legacyBundle(route.bundleType ?? 'searchset', entries, deps.newBundleId());
+  return { payload, upstreamPages: result.pages };
+}
+
+async function readRecord(route: ReadRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  const id = parseRecordId(request.id ?? '');
+  const params = parseLegacyParams(request.query, route.params);
+  const { resourceType, include, revinclude } = route.upstream;
+  let resource: FhirResource | undefined;
+  let carried: FhirResource[] = [];
+  let upstreamPages = 1;
+  if (include?.length || revinclude?.length) {
+    // A read that needs referenced records is a search by _id, so they come in the same round trip.
+    const query = upstreamSearchParams(route, {});
+    const result = await deps.client.search(resourceType, [['_id', id], ...query], request.token);
+    resource = result.matches.find((match) => match.id === id);
+    carried = result.included;
+    upstreamPages = result.pages;
+  } else {
+    resource = await deps.client.read(resourceType, id, request.token);
+  }
+  // A record of another patient than the one asked for is treated as not there (spec 4.2 `patient`).
+  if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient))) {
+    throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
+  }
+  return { payload: route.shape.map(resource, createMapContext([resource, ...carried])), upstreamPages };
+}
+
+function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
+  return { resourceType: resource.resourceType, id: resource.id ?? '', resource: mapped };
+}
+
+function belongsToPatient(resource: FhirResource, patientId: string): boolean {
+  const owner = resource.subject ?? resource.patient;
+  const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
+  return normalizeReference(reference) === `Patient/${patientId}`;
+}

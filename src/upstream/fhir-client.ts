@@ -1,0 +1,159 @@
+/**
+ * The upstream FHIR R4 client: reads by id and exhausts searches by following `next` links.
+ * It knows FHIR, not the legacy interface: endpoint-specific logic belongs in the route table.
+ */
+import { FacadeError } from '../errors.ts';
+import { resolveNextLink } from './next-link.ts';
+import type { Transport, TransportResponse } from './transport.ts';
+
+/** A FHIR resource as the client sees it: only `resourceType` and `id` are relied on. */
+export interface FhirResource {
+  resourceType: string;
+  id?: string;
+  [key: string]: unknown;
+}
+
+export interface FhirClientOptions {
+  /** Base URL of the FHIR server, e.g. `https://fhir.example.org/fhir`. */
+  baseUrl: string;
+  transport: Transport;
+  /** Deadline for one whole read or search, all pages included. */
+  timeoutMs: number;
+  /** Most pages one search may take; a longer search is an error, never a silent truncation. */
+  maxPages: number;
+  /** `_count` asked for on every search: large pages keep round trips few. */
+  pageSize: number;
+}
+
+/** Every resource of a search, all pages: the matches in server order, the included ones apart. */
+export interface SearchResult {
+  matches: FhirResource[];
+  included: FhirResource[];
+  pages: number;
+}
+
+/** Search parameters as ordered name/value pairs (repeats allowed, order kept for stable URLs). */
+export type SearchParams = ReadonlyArray<readonly [string, string]>;
+
+/** Client for one upstream FHIR server. The caller's token is sent only as a Bearer header. */
+export class FhirClient {
+  readonly #options: FhirClientOptions;
+  readonly #base: string;
+
+  constructor(options: FhirClientOptions) {
+    this.#options = options;
+    this.#base = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Reads `<type>/<id>`; `undefined` when the server has no such record (404 or 410). */
+  async read(type: string, id: string, token: string | undefined): Promise<FhirResource | undefined> {
+    const url = `${this.#base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    const response = await this.#get(url, token, signal);
+    if (response.status === 404 || response.status === 410) return undefined;
+    const resource = parseResource(checkStatus(response));
+    if (resource.resourceType !== type) {
+      throw new FacadeError('upstream-bad-body', `expected a ${type}, got a ${resource.resourceType}`);
+    }
+    return resource;
+  }
+
+  /** Runs a search and follows `next` links until the result set is exhausted. */
+  async search(type: string, params: SearchParams, token: string | undefined): Promise<SearchResult> {
+    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
+    query.append('_count', String(this.#options.pageSize));
+    let url: string | undefined = `${this.#base}/${encodeURIComponent(type)}?${query}`;
+    const seenPages = new Set<string>();
+    const matches = new Map<string, FhirResource>();
+    const included = new Map<string, FhirResource>();
+    let pages = 0;
+    while (url) {
+      if (seenPages.has(url)) throw new FacadeError('upstream-bad-body', 'paging links form a cycle');
+      if (pages >= this.#options.maxPages) {
+        throw new FacadeError('upstream-too-many-pages', `more than ${this.#options.maxPages} pages`);
+      }
+      seenPages.add(url);
+      pages += 1;
+      const bundle = parseBundle(checkStatus(await this.#get(url, token, signal)));
+      for (const entry of bundle.entries) {
+        const resource = entry.resource;
+        const key = `${resource.resourceType}/${resource.id ?? ''}`;
+        const isMatch = entry.mode ? entry.mode === 'match' : resource.resourceType === type;
+        // Offset-paged servers repeat an entry when data shifts under them; keep each one once.
+        if (isMatch) matches.set(key, matches.get(key) ?? resource);
+        else if (entry.mode !== 'outcome' && resource.resourceType !== 'OperationOutcome') included.set(key, resource);
+      }
+      url = bundle.next === undefined ? undefined : resolveNextLink(bundle.next, url, this.#base);
+    }
+    for (const key of matches.keys()) included.delete(key);
+    return { matches: [...matches.values()], included: [...included.values()], pages };
+  }
+
+  async #get(url: string, token: string | undefined, signal: AbortSignal): Promise<TransportResponse> {
+    const headers: Record<string, string> = { accept: 'application/fhir+json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    try {
+      return await this.#options.transport({ url, headers, signal });
+    } catch (error) {
+      if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error });
+      throw new FacadeError('upstream-error', 'connection failed', { cause: error });
+    }
+  }
+}
+
+/** Maps an upstream status to the caller's error; the upstream body is never echoed. */
+function checkStatus(response: TransportResponse): TransportResponse {
+  const { status } = response;
+  if (status >= 200 && status < 300) return response;
+  if (status === 401) throw new FacadeError('unauthorized', 'the upstream server refused the access token');
+  if (status === 403) throw new FacadeError('forbidden', 'the upstream server denied access');
+  throw new FacadeError('upstream-error', `the upstream server answered HTTP ${status}`);
+}
+
+function parseJson(response: TransportResponse): unknown {
+  try {
+    return JSON.parse(response.body);
+  } catch (error) {
+    throw new FacadeError('upstream-bad-body', 'the body is not JSON', { cause: error });
+  }
+}
+
+function parseResource(response: TransportResponse): FhirResource {
+  const body = parseJson(response);
+  if (!isResource(body)) throw new FacadeError('upstream-bad-body', 'the body is not a FHIR resource');
+  return body;
+}
+
+interface ParsedBundle {
+  entries: { resource: FhirResource; mode: string | undefined }[];
+  next: string | undefined;
+}
+
+function parseBundle(response: TransportResponse): ParsedBundle {
+  const body = parseResource(response);
+  if (body.resourceType !== 'Bundle') throw new FacadeError('upstream-bad-body', 'the body is not a Bundle');
+  const entries: ParsedBundle['entries'] = [];
+  for (const entry of arrayOf(body.entry)) {
+    if (!isObject(entry) || !isResource(entry.resource)) {
+      throw new FacadeError('upstream-bad-body', 'a Bundle entry has no resource');
+    }
+    const search = isObject(entry.search) ? entry.search : {};
+    entries.push({ resource: entry.resource, mode: typeof search.mode === 'string' ? search.mode : undefined });
+  }
+  const next = arrayOf(body.link).find((link) => isObject(link) && link.relation === 'next');
+  const nextUrl = isObject(next) && typeof next.url === 'string' && next.url !== '' ? next.url : undefined;
+  return { entries, next: nextUrl };
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isResource(value: unknown): value is FhirResource {
+  return isObject(value) && typeof value.resourceType === 'string';
+}

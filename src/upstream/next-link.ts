@@ -1,0 +1,36 @@
+/**
+ * Where a `next` paging link may be followed. The access token travels with every page, so a link
+ * is only followed on the configured upstream origin and under its base path; see
+ * docs/decisions.md ("Paging links").
+ */
+import { FacadeError } from '../errors.ts';
+
+/**
+ * Resolves a `next` link from the page at `pageUrl` into the URL to fetch on the configured base.
+ * Relative links, HAPI's `?_getpages=` on the server base, continuation tokens and `_offset` links
+ * all arrive as ordinary URLs; a link naming another host (a server behind a proxy that writes its
+ * internal name) is re-based onto the configured origin when its path lies under the base path.
+ */
+export function resolveNextLink(link: string, pageUrl: string, baseUrl: string): string {
+  let target: URL;
+  try {
+    target = new URL(link, pageUrl);
+  } catch (error) {
+    throw new FacadeError('upstream-bad-body', 'unparseable next link', { cause: error });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new FacadeError('upstream-refused-link', 'next link is not http(s)');
+  }
+  const base = new URL(baseUrl);
+  if (!isUnderBasePath(target.pathname, base.pathname)) {
+    throw new FacadeError('upstream-refused-link', 'next link path lies outside the configured base path');
+  }
+  const rebased = new URL(`${target.pathname}${target.search}`, base.origin);
+  return rebased.toString();
+}
+
+function isUnderBasePath(path: string, basePath: string): boolean {
+  const base = basePath.replace(/\/+$/, '');
+  if (base === '') return true;
+  return path === base || path === `${base}/` || path.startsWith(`${base}/`);
+}

@@ -1,0 +1,62 @@
+/**
+ * A canned FHIR upstream for tests that need a fault or a given payload: a real HTTP server on
+ * loopback whose answers a test scripts, recording every request it receives.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+}
+
+export type CannedHandler = (request: ReceivedRequest, response: ServerResponse) => void | Promise<void>;
+
+export interface CannedUpstream {
+  /** Origin, e.g. http://127.0.0.1:40123 */
+  origin: string;
+  received: ReceivedRequest[];
+  setHandler(handler: CannedHandler): void;
+  close(): Promise<void>;
+}
+
+export async function startCannedUpstream(handler: CannedHandler = (_, res) => sendJson(res, 404, {})): Promise<CannedUpstream> {
+  let current = handler;
+  const received: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+    received.push(request);
+    Promise.resolve(current(request, res)).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    setHandler(next) {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.destroyed) return; // the client gave up (a timeout test)
+  res.writeHead(status, { 'content-type': 'application/fhir+json' });
+  res.end(JSON.stringify(body));
+}
+
+/** A searchset Bundle page of the given resources with an optional next link. */
+export function page(resources: object[], next?: string): object {
+  return {
+    resourceType: 'Bundle',
+    type: 'searchset',
+    entry: resources.map((resource) => ({ resource, search: { mode: 'match' } })),
+    link: next === undefined ? [] : [{ relation: 'next', url: next }],
+  };
+}
