@@ -6,9 +6,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
-import { startEmbeddedFhir, type EmbeddedFhir } from './embedded/fhir-server.ts';
-import { readDataDir } from './embedded/load-data.ts';
-import { generateSyntheticBundles } from './embedded/seed/generate.ts';
+import type { EmbeddedFhir } from './embedded/fhir-server.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { FhirClient } from './upstream/fhir-client.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
@@ -31,10 +29,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? silentLogger;
   let embedded: EmbeddedFhir | undefined;
   if (config.UPSTREAM_URL === undefined) {
-    embedded = await startEmbeddedFhir({ port: config.EMBEDDED_FHIR_PORT });
-    const bundles = options.dataDir === undefined ? generateSyntheticBundles() : await readDataDir(options.dataDir);
-    const loaded = await embedded.load(bundles);
-    logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: options.dataDir ?? 'generated', resources: countOf(loaded) });
+    embedded = await startEmbeddedUpstream(config.EMBEDDED_FHIR_PORT, options.dataDir, logger);
   } else if (options.dataDir !== undefined) {
     throw new Error('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
   }
@@ -63,6 +58,25 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await embedded?.close();
     },
   };
+}
+
+/**
+ * Imported on demand: with a real upstream, Medplum and its FHIR definitions (~200 MB) are never loaded.
+ */
+async function startEmbeddedUpstream(port: number, dataDir: string | undefined, logger: Logger): Promise<EmbeddedFhir> {
+  const { startEmbeddedFhir } = await import('./embedded/fhir-server.ts');
+  const { readDataDir } = await import('./embedded/load-data.ts');
+  const { generateSyntheticBundles } = await import('./embedded/seed/generate.ts');
+  const embedded = await startEmbeddedFhir({ port });
+  try {
+    const bundles = dataDir === undefined ? generateSyntheticBundles() : await readDataDir(dataDir);
+    const loaded = await embedded.load(bundles);
+    logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: dataDir ?? 'generated', resources: countOf(loaded) });
+    return embedded;
+  } catch (error) {
+    await embedded.close();
+    throw error;
+  }
 }
 
 function countOf(summary: unknown): number | undefined {
