@@ -1,0 +1,72 @@
+/**
+ * Assessments and Orders: bare JSON arrays (`[]` when empty), 403 without a token.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assessmentShape } from '../mappers/assessment.mapper.ts';
+import { orderShape } from '../mappers/order.mapper.ts';
+import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import { expectOutcome, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
+
+let service: EmbeddedTestService;
+let patient: FhirResource;
+
+beforeAll(async () => {
+  service = await startEmbeddedTestService();
+  patient = (await service.fhirSearch('Patient'))[0]!;
+});
+afterAll(async () => service?.close());
+
+describe('GET /api/Assessments', () => {
+  it('returns the survey observations of the patient as a bare array', async () => {
+    const body = await service.getJson<Record<string, unknown>[]>(`/api/Assessments?patient=${patient.id}&access_token=t`);
+    const surveys = await service.fhirSearch('Observation', `patient=Patient/${patient.id}&category=survey`);
+    expect(Array.isArray(body)).toBe(true);
+    expect(surveys.length).toBeGreaterThan(0);
+    expect(body).toHaveLength(surveys.length);
+    for (const item of body) {
+      expectValid(assessmentShape.schema, item);
+      expect(JSON.parse(item.meta as string)).toHaveProperty('lastUpdated');
+    }
+  });
+
+  it('filters by start_date and end_date on the effective date', async () => {
+    const body = await service.getJson<unknown[]>(`/Assessments?patient=${patient.id}&start_date=2023-01-01&end_date=2023-12-31&access_token=t`);
+    const expected = await service.fhirSearch('Observation', `patient=Patient/${patient.id}&category=survey&date=ge2023-01-01&date=le2023-12-31`);
+    expect(body).toHaveLength(expected.length);
+  });
+
+  it('answers [] when nothing matches, 403 without a token, 400 for a bad date', async () => {
+    expect(await service.getJson(`/api/Assessments?patient=999999&access_token=t`)).toEqual([]);
+    await expectOutcome(await service.get(`/api/Assessments?patient=${patient.id}`), 403);
+    await expectOutcome(await service.get(`/api/Assessments?patient=${patient.id}&end_date=2023-02-29&access_token=t`), 400);
+  });
+});
+
+describe('GET /Orders', () => {
+  it('returns one Order per ServiceRequest, dates compact, results from the reports based on it', async () => {
+    const body = await service.getJson<Record<string, unknown>[]>(`/Orders?patient=${patient.id}&access_token=t`);
+    const requests = await service.fhirSearch('ServiceRequest', `patient=Patient/${patient.id}`);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(body.map((order) => order.basedOn).sort()).toEqual(requests.map((request) => `ServiceRequest/${request.id}`).sort());
+    for (const order of body) expectValid(orderShape.schema, order);
+    const reports = await service.fhirSearch('DiagnosticReport', `based-on=${requests.map((r) => `ServiceRequest/${r.id}`).join(',')}`);
+    expect(reports.length).toBeGreaterThan(0);
+    const report = reports[0]!;
+    const order = body.find((item) => item.basedOn === (report.basedOn as { reference: string }[])[0]!.reference)!;
+    expect(order.effectiveDateTime).toMatch(/^\d{8}$/);
+    expect((order.result as unknown[]).length).toBeGreaterThanOrEqual((report.result as unknown[]).length);
+    expect(order.conclusionCode).not.toBe('');
+  });
+
+  it('filters by start_date and end_date on the date the order was authored', async () => {
+    const body = await service.getJson<unknown[]>(`/api/Orders?patient=${patient.id}&start_date=2022-01-01&end_date=2023-12-31&access_token=t`);
+    const expected = await service.fhirSearch('ServiceRequest', `patient=Patient/${patient.id}&authored=ge2022-01-01&authored=le2023-12-31`);
+    expect(body).toHaveLength(expected.length);
+  });
+
+  it('answers [] when nothing matches, 403 without a token, 400 for a bad patient', async () => {
+    expect(await service.getJson(`/Orders?patient=${patient.id}&start_date=2090-01-01&access_token=t`)).toEqual([]);
+    await expectOutcome(await service.get(`/Orders?patient=${patient.id}`), 403);
+    await expectOutcome(await service.get('/Orders?patient=&access_token=t'), 400);
+  });
+});
