@@ -6,6 +6,7 @@
 /** Catalog of every error the service can produce: HTTP status, OperationOutcome issue code, text. */
 export const ERROR_CATALOG = {
   'bad-parameter': { status: 400, issue: 'invalid', text: 'A query parameter has an invalid value' },
+  'bad-request': { status: 400, issue: 'structure', text: 'The HTTP request is malformed' },
   'unauthorized': { status: 401, issue: 'login', text: 'An access_token is required' },
   'forbidden': { status: 403, issue: 'forbidden', text: 'This collection cannot be read without an access_token' },
   'not-found': { status: 404, issue: 'not-found', text: 'No record with this id' },

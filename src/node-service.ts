@@ -4,6 +4,8 @@
  */
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { FacadeError, toOperationOutcome } from './errors.ts';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { EmbeddedFhir } from './embedded/fhir-server.ts';
@@ -46,6 +48,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
   });
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   return {
@@ -58,6 +61,21 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await embedded?.close();
     },
   };
+}
+
+/**
+ * Requests Node rejects before the app sees them (a URL past Node's header limit, a malformed
+ * request line) still get an OperationOutcome, not Node's bare status line.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return;
+  const tooLong = error.code === 'HPE_HEADER_OVERFLOW';
+  const failure = new FacadeError(tooLong ? 'uri-too-long' : 'bad-request');
+  const body = JSON.stringify(toOperationOutcome(failure));
+  socket.end(
+    `HTTP/1.1 ${failure.status} ${tooLong ? 'URI Too Long' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**

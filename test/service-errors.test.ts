@@ -47,6 +47,10 @@ describe('service errors', () => {
     await expectOutcome(await service.get(`/api/DiagnosticReport?code=${'x'.repeat(2000)}`), 414);
   });
 
+  it('answers 414 with an OperationOutcome even past the HTTP server\'s own header limit', async () => {
+    await expectOutcome(await service.get(`/api/DiagnosticReport?code=${'x'.repeat(40_000)}`), 414);
+  });
+
   it('answers 415 for a POST _search body that is not a form', async () => {
     const response = await service.get('/api/DiagnosticReport/_search', {
       method: 'POST',

@@ -11,7 +11,9 @@ const logger = jsonLogger();
 try {
   const { values } = parseArgs({ options: { data: { type: 'string' } } });
   const service = await startService(parseConfig(process.env), { dataDir: values.data, logger });
-  logger('info', 'listening', { url: service.url, upstream: service.upstreamUrl });
+  // Origin and path only: a configured URL may carry credentials in its user-info or query.
+  const upstream = new URL(service.upstreamUrl);
+  logger('info', 'listening', { url: service.url, upstream: `${upstream.origin}${upstream.pathname}` });
   const stop = () => void service.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
