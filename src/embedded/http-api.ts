@@ -3,7 +3,8 @@
 // OperationOutcome, as a real FHIR server does, so the facade sees the same errors it would get
 // from a remote upstream.
 import type { CapabilityStatement, OperationOutcome, Resource } from '@medplum/fhirtypes';
-import { OperationOutcomeError, getStatus, isOperationOutcome } from '@medplum/core';
+import { OperationOutcomeError, getStatus, isOk, isOperationOutcome } from '@medplum/core';
+import { FhirRouter, makeSimpleRequest } from '@medplum/fhir-router';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { isKnownResourceType, listSearchParams } from './definitions.ts';
@@ -16,6 +17,8 @@ export interface FhirApiContext extends SearchContext {
   readonly limits: PagingLimits;
 }
 
+/** Stateless apart from its route table: one per process serves every embedded server. */
+const fhirRouter = new FhirRouter();
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 const READ_METHODS = 'GET, HEAD';
@@ -92,17 +95,13 @@ async function read(ctx: FhirApiContext, type: string, id: string, versionId?: s
   if (!FHIR_ID.test(id)) {
     return outcome(404, 'not-found', `Resource ${what} not found (not a valid FHIR id)`);
   }
-  let resource: Resource;
-  try {
-    resource = versionId
-      ? await ctx.store.readVersion(type, id, versionId)
-      : await ctx.store.readResource(type, id);
-  } catch (err) {
-    if (err instanceof OperationOutcomeError && getStatus(err.outcome) === 404) {
-      return outcome(404, 'not-found', `Resource ${what} not found`);
-    }
-    throw err;
+  // Reads go through Medplum's own FhirRouter over the repository; only search needed our layer.
+  const [result, found] = await fhirRouter.handleRequest(makeSimpleRequest('GET', `/${what}`), ctx.store);
+  if (!isOk(result) || !found) {
+    const status = getStatus(result);
+    return status === 404 || status === 410 ? outcome(404, 'not-found', `Resource ${what} not found`) : errorResponse(new OperationOutcomeError(result));
   }
+  const resource: Resource = found;
   const headers: Record<string, string> = {};
   if (resource.meta?.versionId) {
     headers.ETag = `W/"${resource.meta.versionId}"`;
