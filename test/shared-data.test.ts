@@ -1,0 +1,96 @@
+/**
+ * `--data ../shared/data`: every record of the five kinds in the ten real synthetic patient files is
+ * reachable through the legacy interface, each answer valid against its schema. Skipped, with the
+ * reason printed, where ../shared/data is absent (a fresh clone on its own).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assessmentShape } from '../mappers/assessment.mapper.ts';
+import { diagnosticReportRecord, diagnosticReportSearchEntry } from '../mappers/diagnostic-report.mapper.ts';
+import { encounterShape } from '../mappers/encounter.mapper.ts';
+import { observationShape } from '../mappers/observation.mapper.ts';
+import { orderShape } from '../mappers/order.mapper.ts';
+import { provenanceShape } from '../mappers/provenance.mapper.ts';
+import { expectBundle, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
+
+const DATA_DIR = fileURLToPath(new URL('../../shared/data', import.meta.url));
+const hasData = existsSync(DATA_DIR);
+if (!hasData) console.warn(`SKIPPED test/shared-data.test.ts: ${DATA_DIR} does not exist (a clone without ../shared)`);
+
+/** How many resources of each type the source files hold, and how many Observations are surveys. */
+function sourceCounts(): { byType: Map<string, number>; surveys: number } {
+  const byType = new Map<string, number>();
+  let surveys = 0;
+  for (const file of readdirSync(DATA_DIR).filter((name) => name.endsWith('.json'))) {
+    const bundle = JSON.parse(readFileSync(`${DATA_DIR}/${file}`, 'utf8')) as { entry: { resource: Record<string, unknown> }[] };
+    for (const { resource } of bundle.entry) {
+      const type = resource.resourceType as string;
+      byType.set(type, (byType.get(type) ?? 0) + 1);
+      if (type === 'Observation' && JSON.stringify(resource.category ?? []).includes('"survey"')) surveys += 1;
+    }
+  }
+  return { byType, surveys };
+}
+
+describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
+  let service: EmbeddedTestService;
+  let patientIds: string[];
+  const counts = hasData ? sourceCounts() : { byType: new Map<string, number>(), surveys: 0 };
+
+  beforeAll(async () => {
+    service = await startEmbeddedTestService({ dataDir: DATA_DIR });
+    patientIds = (await service.fhirSearch('Patient')).map((patient) => patient.id!);
+  });
+  afterAll(async () => service?.close());
+
+  it('loads all ten patients', () => {
+    expect(patientIds).toHaveLength(10);
+  });
+
+  /** Sums one legacy operation's results over every patient. */
+  async function reachedPerPatient(path: string, count: (body: unknown) => number): Promise<number> {
+    let total = 0;
+    for (const id of patientIds) total += count(await service.getJson(`${path}${path.includes('?') ? '&' : '?'}patient=${id}`));
+    return total;
+  }
+
+  it('reaches every DiagnosticReport by search and by id, client-chosen non-numeric ids too', async () => {
+    let reached = 0;
+    const ids: string[] = [];
+    for (const id of patientIds) {
+      const bundle = expectBundle(await service.getJson(`/api/DiagnosticReport?patient=${id}`), 'searchset', { DiagnosticReport: diagnosticReportSearchEntry });
+      reached += bundle.total;
+      for (const entry of bundle.entry) {
+        ids.push(entry.full_url);
+        expectValid(diagnosticReportRecord.schema, await service.getJson(`${entry.full_url}?access_token=t`), entry.full_url);
+      }
+    }
+    expect(reached).toBe(counts.byType.get('DiagnosticReport'));
+    expect(ids.some((url) => !/\/\d+$/.test(url)), 'a PUT entry kept its non-numeric id').toBe(true);
+  });
+
+  it('reaches every Observation, with the Provenance that targets them', async () => {
+    const shapes = { Observation: observationShape, Provenance: provenanceShape };
+    const reached = await reachedPerPatient('/Observation?access_token=t&_revinclude=Provenance:target', (body) => {
+      const bundle = expectBundle(body, 'search set', shapes);
+      return bundle.entry.filter((entry) => entry.full_url.startsWith('/Observation/')).length;
+    });
+    expect(reached).toBe(counts.byType.get('Observation'));
+  });
+
+  it('reaches every Encounter, each with its serialized record', async () => {
+    const reached = await reachedPerPatient('/Encounter', (body) => expectBundle(body, 'searchset', { Encounter: encounterShape }).total);
+    expect(reached).toBe(counts.byType.get('Encounter'));
+  });
+
+  it('reaches every survey Observation as an Assessment and every ServiceRequest as an Order', async () => {
+    const arrayOf = (shape: typeof assessmentShape) => (body: unknown) => {
+      expect(Array.isArray(body)).toBe(true);
+      for (const item of body as unknown[]) expectValid(shape.schema, item);
+      return (body as unknown[]).length;
+    };
+    expect(await reachedPerPatient('/api/Assessments?access_token=t', arrayOf(assessmentShape))).toBe(counts.surveys);
+    expect(await reachedPerPatient('/Orders?access_token=t', arrayOf(orderShape))).toBe(counts.byType.get('ServiceRequest') ?? 0);
+  });
+});
