@@ -33,13 +33,16 @@ export const encounterShape = defineShape({
     resourceType: v.literal('Encounter'),
     id: v.string(),
     meta: metaSchema,
-    identifier: v.tuple([
-      v.strictObject({
-        type: v.strictObject({ coding: v.array(codeDisplaySchema), text: v.string() }),
-        system: v.nullable(v.string()),
-        value: v.string(),
-      }),
-    ]),
+    identifier: v.pipe(
+      v.array(
+        v.strictObject({
+          type: v.strictObject({ coding: v.array(codeDisplaySchema), text: v.string() }),
+          system: v.nullable(v.string()),
+          value: v.string(),
+        }),
+      ),
+      v.length(1),
+    ),
     status: v.string(),
     class: v.optional(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()), display: v.nullable(v.string()) })),
     type: v.array(v.strictObject({ coding: v.array(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()) })) })),

@@ -9,6 +9,8 @@ import { callerToken } from './pipeline/auth.ts';
 import { handleRoute, type PipelineDeps } from './pipeline/handle-route.ts';
 import type { Route } from './route-types.ts';
 import { ROUTES } from './routes.ts';
+import { servedPaths } from './served-paths.ts';
+import { openApiDocument } from './openapi.ts';
 import type { FhirClient } from './upstream/fhir-client.ts';
 
 export interface AppOptions {
@@ -54,9 +56,15 @@ export function createApp(options: AppOptions): Hono<Env> {
     await next();
   });
 
+  const routes = options.routes ?? ROUTES;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  let openApiJson: string | undefined;
+  app.get('/openapi.json', (c) => {
+    openApiJson ??= JSON.stringify(openApiDocument(routes));
+    return c.body(openApiJson, 200, { 'content-type': JSON_TYPE });
+  });
 
-  const served = servedPaths(options.routes ?? ROUTES);
+  const served = servedPaths(routes);
   for (const path of new Set(served.map((entry) => entry.path))) {
     for (const { route } of served.filter((entry) => entry.path === path)) {
       app.on(route.method, path, async (c) => {
@@ -86,21 +94,6 @@ export function createApp(options: AppOptions): Hono<Env> {
     return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE });
   });
   return app;
-}
-
-/**
- * Each route at its documented path and at its twin with or without `/api`, unless the spec
- * documents the twin separately (the second CarePlan description). Static paths come before
- * `:id` paths so `/X/_search` is never read as an id.
- */
-export function servedPaths(routes: readonly Route[]): { route: Route; path: string }[] {
-  const documented = new Set(routes.map((route) => `${route.method} ${route.path}`));
-  const served = routes.flatMap((route) => {
-    const twin = route.path.startsWith('/api/') ? route.path.slice('/api'.length) : `/api${route.path}`;
-    const paths = documented.has(`${route.method} ${twin}`) ? [route.path] : [route.path, twin];
-    return paths.map((path) => ({ route, path }));
-  });
-  return served.sort((a, b) => Number(a.path.includes(':')) - Number(b.path.includes(':')));
 }
 
 /** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */
