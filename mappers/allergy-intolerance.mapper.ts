@@ -1,0 +1,48 @@
+/**
+ * AllergyIntolerance (spec 2.6). No `id` and no `meta`: the spec's field list has neither. Status
+ * codings are `{system, code}` only; `patient` is written display first, as the spec writes it, the
+ * display being the written one or the included Patient's name.
+ */
+import * as v from 'valibot';
+import {
+  codeableConceptSchema, object, objects, systemCodeSchema, systemCodes, text, withDefined, type Json,
+} from './fhir-values.ts';
+import { legacyConcept } from './fhir-values-more.ts';
+import { defineShape, type MapContext } from './legacy-shape.ts';
+import { subjectWithName } from './observation.mapper.ts';
+
+const statusSchema = v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) }));
+
+function status(value: unknown): Json | null {
+  return object(value) ? { coding: systemCodes(value) } : null;
+}
+
+function patient(value: unknown, context: MapContext): Json | null {
+  const named = subjectWithName(value, context);
+  return named ? withDefined({ display: text(named.display), reference: text(named.reference) }) : null;
+}
+
+export const allergyIntoleranceShape = defineShape({
+  name: 'AllergyIntolerance',
+  schema: v.strictObject({
+    resourceType: v.literal('AllergyIntolerance'),
+    code: v.nullable(codeableConceptSchema),
+    reaction: v.array(
+      v.strictObject({ manifestation: v.array(codeableConceptSchema), severity: v.nullable(v.string()) }),
+    ),
+    clinicalStatus: statusSchema,
+    verificationStatus: statusSchema,
+    patient: v.nullable(v.strictObject({ display: v.optional(v.string()), reference: v.string() })),
+  }),
+  map: (allergy, context) => ({
+    resourceType: 'AllergyIntolerance',
+    code: legacyConcept(allergy.code) ?? null,
+    reaction: objects(allergy.reaction).map((reaction) => ({
+      manifestation: objects(reaction.manifestation).flatMap((concept) => legacyConcept(concept) ?? []),
+      severity: text(reaction.severity) ?? null,
+    })),
+    clinicalStatus: status(allergy.clinicalStatus),
+    verificationStatus: status(allergy.verificationStatus),
+    patient: patient(allergy.patient, context),
+  }),
+});

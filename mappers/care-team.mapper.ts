@@ -1,0 +1,41 @@
+/**
+ * CareTeam (spec 2.5). Each participant's `member` (a Practitioner or an Organization) carries a
+ * display: the written one, else the name of the included resource. A participant without a member
+ * keeps its role, with `member: null`, rather than being dropped.
+ */
+import * as v from 'valibot';
+import {
+  codingSchema, codings, displayedReferenceSchema, legacyMeta, metaSchema, objects, text,
+} from './fhir-values.ts';
+import { defineShape } from './legacy-shape.ts';
+import { subjectWithName } from './observation.mapper.ts';
+
+export const careTeamShape = defineShape({
+  name: 'CareTeam',
+  schema: v.strictObject({
+    resourceType: v.literal('CareTeam'),
+    id: v.string(),
+    meta: metaSchema,
+    status: v.nullable(v.string()),
+    subject: v.nullable(displayedReferenceSchema),
+    participant: v.array(
+      v.strictObject({
+        role: v.array(v.strictObject({ coding: v.array(codingSchema) })),
+        member: v.nullable(displayedReferenceSchema),
+      }),
+    ),
+  }),
+  map: (team, context) => ({
+    resourceType: 'CareTeam',
+    id: team.id ?? '',
+    meta: legacyMeta(team),
+    status: text(team.status) ?? null,
+    subject: subjectWithName(team.subject, context) ?? null,
+    participant: objects(team.participant).map((participant) => ({
+      role: objects(participant.role).map((role) => ({ coding: codings(role) })),
+      // subjectWithName names any reference whose target was included (displayName reads
+      // Practitioner HumanNames and Organization name strings alike).
+      member: subjectWithName(participant.member, context) ?? null,
+    })),
+  }),
+});

@@ -1,0 +1,41 @@
+/**
+ * Procedure (spec 2.13). `performedPeriod` is `{start, end}` as `YYYY-MM-DD` dates (as written, no
+ * time-zone conversion), taken from `performedPeriod`, or from `performedDateTime` as both start and
+ * end (a procedure done at one moment); a member the upstream leaves unknown is `null`, and the object
+ * is always present. Other required fields are `null` when the upstream lacks them.
+ */
+import * as v from 'valibot';
+import {
+  codingSchema, codings, dateSchema, datePart, displayedReferenceSchema, legacyMeta, metaSchema, object, text, type Json,
+} from './fhir-values.ts';
+import { defineShape } from './legacy-shape.ts';
+import { subjectWithName } from './observation.mapper.ts';
+
+function performedPeriod(procedure: Json): Json {
+  const period = object(procedure.performedPeriod);
+  if (period) return { start: datePart(period.start) ?? null, end: datePart(period.end) ?? null };
+  const moment = datePart(procedure.performedDateTime) ?? null;
+  return { start: moment, end: moment };
+}
+
+export const procedureShape = defineShape({
+  name: 'Procedure',
+  schema: v.strictObject({
+    resourceType: v.literal('Procedure'),
+    id: v.string(),
+    meta: metaSchema,
+    status: v.nullable(v.string()),
+    code: v.nullable(v.strictObject({ coding: v.array(codingSchema) })),
+    subject: v.nullable(displayedReferenceSchema),
+    performedPeriod: v.strictObject({ start: v.nullable(dateSchema), end: v.nullable(dateSchema) }),
+  }),
+  map: (procedure, context) => ({
+    resourceType: 'Procedure',
+    id: procedure.id ?? '',
+    meta: legacyMeta(procedure),
+    status: text(procedure.status) ?? null,
+    code: object(procedure.code) ? { coding: codings(procedure.code) } : null,
+    subject: subjectWithName(procedure.subject, context) ?? null,
+    performedPeriod: performedPeriod(procedure),
+  }),
+});
