@@ -3,6 +3,7 @@
  * Node and edge entries pass in the FHIR client (with their own transport) and a logger.
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { callerToken } from './pipeline/auth.ts';
@@ -26,18 +27,20 @@ export interface AppOptions {
 const MAX_FORM_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type Env = { Variables: { routeName: string; upstreamPages: number } };
+/** What the middleware and handlers share about one request (for its log line). */
+type FacadeEnv = { Variables: { requestId: string; routeName: string; upstreamPages: number } };
 
 /** Builds the app for a route table (the real one by default). */
-export function createApp(options: AppOptions): Hono<Env> {
+export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const deps: PipelineDeps = { client: options.client, newBundleId: options.newBundleId ?? (() => crypto.randomUUID()) };
-  const app = new Hono<Env>();
+  const app = new Hono<FacadeEnv>();
 
   app.use(async (c, next) => {
     const started = performance.now();
     const requestId = crypto.randomUUID();
+    c.set('requestId', requestId);
     c.header('x-request-id', requestId);
     await next();
     // Only the route's name is logged, never the URL: its query holds the token and patient ids.
@@ -65,8 +68,16 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   const served = servedPaths(routes);
+  const formLimit = bodyLimit({
+    maxSize: MAX_FORM_BODY_BYTES,
+    onError: () => {
+      throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
+    },
+  });
   for (const path of new Set(served.map((entry) => entry.path))) {
-    for (const { route } of served.filter((entry) => entry.path === path)) {
+    const onPath = served.filter((entry) => entry.path === path);
+    for (const { route } of onPath) {
+      if (route.method === 'POST') app.post(path, formLimit);
       app.on(route.method, path, async (c) => {
         c.set('routeName', route.name);
         const query = route.method === 'POST' ? await queryWithForm(c) : new URL(c.req.url).searchParams;
@@ -77,7 +88,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       });
     }
     // Any other method on a served path: the interface is read-only.
-    app.all(path, () => {
+    const allow = [...new Set(onPath.flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])))].join(', ');
+    app.all(path, (c) => {
+      c.header('allow', allow);
       throw new FacadeError('method-not-allowed');
     });
   }
@@ -89,25 +102,23 @@ export function createApp(options: AppOptions): Hono<Env> {
     const facadeError = toFacadeError(error);
     if (facadeError.status >= 500) {
       const cause = facadeError.cause instanceof Error ? facadeError.cause.name : undefined;
-      logger('error', 'request failed', { route: c.get('routeName'), code: facadeError.code, cause });
+      logger('error', 'request failed', { requestId: c.get('requestId'), route: c.get('routeName'), code: facadeError.code, cause });
     }
+    // Headers set before the throw (the 405's Allow, x-request-id) are kept by c.body.
     return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE });
   });
   return app;
 }
 
 /** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */
-async function queryWithForm(c: Context<Env>): Promise<URLSearchParams> {
+async function queryWithForm(c: Context<FacadeEnv>): Promise<URLSearchParams> {
   const query = new URL(c.req.url).searchParams;
   const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  const declaredLength = Number(c.req.header('content-length') ?? '0');
-  if (declaredLength > MAX_FORM_BODY_BYTES) throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
-  const body = await c.req.text();
+  const body = await c.req.text(); // bounded by the bodyLimit middleware
   if (body.length === 0) return query;
   if (type !== 'application/x-www-form-urlencoded') {
     throw new FacadeError('unsupported-media-type', 'send parameters as application/x-www-form-urlencoded');
   }
-  if (body.length > MAX_FORM_BODY_BYTES) throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
   for (const [name, value] of new URLSearchParams(body)) query.append(name, value);
   return query;
 }

@@ -16,13 +16,26 @@ const ConfigSchema = v.object({
   /** Port of the embedded FHIR server, started when no UPSTREAM_URL is set. */
   EMBEDDED_FHIR_PORT: integer(8081, 0, 65535),
   /** Base URL of the upstream FHIR R4 server, e.g. https://fhir.example.org/fhir. */
-  UPSTREAM_URL: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/, 'must be http(s)'))),
+  UPSTREAM_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.url('must be an absolute URL'),
+      v.regex(/^https?:/, 'must be http(s)'),
+      // The base is joined with `/<Type>?…`; credentials go in headers, never in the URL.
+      v.check((url) => {
+        const parsed = new URL(url);
+        return parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '';
+      }, 'must have no query, fragment, user or password'),
+    ),
+  ),
   /** Deadline of one legacy request's upstream work, every page included. */
   UPSTREAM_TIMEOUT_MS: integer(15_000, 100, 600_000),
   /** Most upstream pages one legacy search may read before it fails with 502. */
   UPSTREAM_MAX_PAGES: integer(100, 1, 10_000),
   /** `_count` asked of the upstream on every search. */
   UPSTREAM_PAGE_SIZE: integer(1000, 1, 10_000),
+  /** Largest upstream answer accepted, in bytes (502 beyond). */
+  UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1024, 2 ** 31),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
 });

@@ -6,6 +6,7 @@
 /** Catalog of every error the service can produce: HTTP status, OperationOutcome issue code, text. */
 export const ERROR_CATALOG = {
   'bad-parameter': { status: 400, issue: 'invalid', text: 'A query parameter has an invalid value' },
+  'bad-token': { status: 401, issue: 'login', text: 'The access token is not a valid token' },
   'bad-request': { status: 400, issue: 'structure', text: 'The HTTP request is malformed' },
   'unauthorized': { status: 401, issue: 'login', text: 'An access_token is required' },
   'forbidden': { status: 403, issue: 'forbidden', text: 'This collection cannot be read without an access_token' },
@@ -17,6 +18,8 @@ export const ERROR_CATALOG = {
   'unsupported-media-type': { status: 415, issue: 'not-supported', text: 'Unsupported request body type' },
   'upstream-error': { status: 502, issue: 'transient', text: 'The upstream FHIR server failed' },
   'upstream-bad-body': { status: 502, issue: 'invalid', text: 'The upstream FHIR server sent an unusable answer' },
+  'upstream-too-large': { status: 502, issue: 'too-costly', text: 'The upstream answer is larger than the service accepts' },
+  'upstream-search-problem': { status: 502, issue: 'processing', text: 'The upstream server could not run the search as asked' },
   'upstream-too-many-pages': { status: 502, issue: 'too-costly', text: 'The upstream search has more pages than the service reads' },
   'upstream-refused-link': { status: 502, issue: 'security', text: 'The upstream sent a paging link outside its base URL' },
   'upstream-timeout': { status: 504, issue: 'timeout', text: 'The upstream FHIR server did not answer in time' },

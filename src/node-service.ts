@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { FacadeError, toOperationOutcome } from './errors.ts';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
-import type { EmbeddedFhir } from './embedded/fhir-server.ts';
+import type { EmbeddedFhir, LoadSummary } from './embedded/fhir-server.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { FhirClient } from './upstream/fhir-client.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
@@ -43,6 +43,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxPages: config.UPSTREAM_MAX_PAGES,
     pageSize: config.UPSTREAM_PAGE_SIZE,
+    maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
   });
   const app = createApp({ client, logger, maxUrlLength: config.MAX_URL_LENGTH });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -89,7 +90,7 @@ async function startEmbeddedUpstream(port: number, dataDir: string | undefined, 
   try {
     const bundles = dataDir === undefined ? generateSyntheticBundles() : await readDataDir(dataDir);
     const loaded = await embedded.load(bundles);
-    logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: dataDir ?? 'generated', resources: countOf(loaded) });
+    logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: dataDir ?? 'generated', resources: totalResources(loaded) });
     return embedded;
   } catch (error) {
     await embedded.close();
@@ -97,7 +98,6 @@ async function startEmbeddedUpstream(port: number, dataDir: string | undefined, 
   }
 }
 
-function countOf(summary: unknown): number | undefined {
-  if (typeof summary !== 'object' || summary === null) return undefined;
-  return Object.values(summary).reduce<number>((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
+function totalResources(summary: LoadSummary): number {
+  return Object.values(summary).reduce((sum, count) => sum + count, 0);
 }

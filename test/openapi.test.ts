@@ -15,6 +15,7 @@ const unusedClient = new FhirClient({
   timeoutMs: 1000,
   maxPages: 1,
   pageSize: 1,
+  maxBodyBytes: 1024,
 });
 
 interface Operation {

@@ -39,7 +39,9 @@ describe('service errors', () => {
     ['GET', '/api/DiagnosticReport/_search'],
   ])('answers 405 for %s %s', async (method, path) => {
     upstream.received.length = 0;
-    await expectOutcome(await service.get(path, { method }), 405);
+    const response = await service.get(path, { method });
+    expect(response.headers.get('allow')).toMatch(/^(GET, HEAD|POST)$/);
+    await expectOutcome(response, 405);
     expect(upstream.received).toHaveLength(0);
   });
 
@@ -49,6 +51,20 @@ describe('service errors', () => {
 
   it('answers 414 with an OperationOutcome even past the HTTP server\'s own header limit', async () => {
     await expectOutcome(await service.get(`/api/DiagnosticReport?code=${'x'.repeat(40_000)}`), 414);
+  });
+
+  it('answers 413 for a POST _search body over 64 KiB, chunked or not', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const big = `code=${'x'.repeat(70 * 1024)}`;
+    await expectOutcome(await service.get('/api/DiagnosticReport/_search', { method: 'POST', headers: form, body: big }), 413);
+    const chunked = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 70; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+        controller.close();
+      },
+    });
+    const init = { method: 'POST', headers: form, body: chunked, duplex: 'half' } as RequestInit;
+    await expectOutcome(await service.get('/api/DiagnosticReport/_search', init), 413);
   });
 
   it('answers 415 for a POST _search body that is not a form', async () => {

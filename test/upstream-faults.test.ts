@@ -15,7 +15,7 @@ let service: TestService;
 
 beforeAll(async () => {
   upstream = await startCannedUpstream(healthy);
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5' });
+  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5', UPSTREAM_MAX_BODY_BYTES: '100000' });
 });
 afterAll(async () => {
   await service?.close();
@@ -49,6 +49,54 @@ const faults: { name: string; handler: CannedHandler; status: number; issue: str
   },
   { name: 'answering JSON that is not a Bundle', handler: (_, res) => sendJson(res, 200, { hello: 'world' }), status: 502, issue: 'invalid' },
   { name: 'slow beyond the timeout', handler: (_, res) => void setTimeout(() => sendJson(res, 200, page([REPORT])), 1500), status: 504, issue: 'timeout' },
+  {
+    name: 'trickling its body past the timeout',
+    handler: (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/fhir+json' });
+      res.write('{"resourceType":"Bundle","type":"searchset","entry":[');
+      setTimeout(() => (res.destroyed ? undefined : res.end(']}')), 1500);
+    },
+    status: 504,
+    issue: 'timeout',
+  },
+  {
+    name: 'sending a body larger than the limit',
+    handler: (_, res) => sendJson(res, 200, page(Array.from({ length: 2000 }, (_, i) => ({ ...REPORT, id: `r${i}` })))),
+    status: 502,
+    issue: 'too-costly',
+  },
+  {
+    name: 'sending a chunked body larger than the limit',
+    handler: (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/fhir+json' });
+      for (let i = 0; i < 200; i += 1) res.write(' '.repeat(1024));
+      res.end(JSON.stringify(page([REPORT])));
+    },
+    status: 502,
+    issue: 'too-costly',
+  },
+  {
+    name: 'redirecting to another URL',
+    handler: (_, res) => {
+      res.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' });
+      res.end();
+    },
+    status: 502,
+    issue: 'transient',
+  },
+  {
+    name: 'reporting that it ignored a search parameter',
+    handler: (_, res) =>
+      sendJson(res, 200, {
+        ...page([REPORT]),
+        entry: [
+          { resource: REPORT, search: { mode: 'match' } },
+          { resource: { resourceType: 'OperationOutcome', issue: [{ severity: 'warning', code: 'not-supported', diagnostics: 'Unknown search parameter "code"' }] }, search: { mode: 'outcome' } },
+        ],
+      }),
+    status: 502,
+    issue: 'processing',
+  },
   { name: 'dropping the connection', handler: (_, res) => res.destroy(), status: 502, issue: 'transient' },
   {
     name: 'sending a next link to a foreign origin outside the base path',
@@ -103,6 +151,22 @@ describe('an upstream that is down', () => {
     await expectOutcome(await down.get('/api/DiagnosticReport?patient=1'), 502, 'transient');
     await expectOutcome(await down.get('/api/DiagnosticReport/1?access_token=t'), 502, 'transient');
     expect((await down.get('/healthz')).status).toBe(200);
+  });
+});
+
+describe('a by-id read answered with another record', () => {
+  it('answers 502', async () => {
+    upstream.setHandler((_, res) => sendJson(res, 200, { ...REPORT, id: 'someone-else' }));
+    await expectOutcome(await service.get('/api/DiagnosticReport/r1?access_token=t'), 502, 'invalid');
+    upstream.setHandler(healthy);
+  });
+});
+
+describe('a token that is not a token', () => {
+  it.each(['a%0d%0aX-Injected: 1', 'a%00b', 'two%20words'])('answers 401 for %s and sends nothing upstream', async (token) => {
+    upstream.received.length = 0;
+    await expectOutcome(await service.get(`/api/DiagnosticReport?patient=1&access_token=${token}`), 401, 'login');
+    expect(upstream.received).toHaveLength(0);
   });
 });
 

@@ -11,7 +11,7 @@ import type { AuthPolicy } from '../route-types.ts';
 export function callerToken(query: URLSearchParams, authorization: string | undefined): string | undefined {
   const fromQuery = query.getAll('access_token');
   if (fromQuery.length > 1) throw new FacadeError('bad-parameter', 'access_token may be given only once');
-  const queryToken = fromQuery[0] || undefined;
+  const queryToken = fromQuery[0]?.trim() || undefined;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (authorization !== undefined && authorization !== '' && !bearer) {
     throw new FacadeError('unauthorized', 'the Authorization header must be "Bearer <token>"');
@@ -20,7 +20,10 @@ export function callerToken(query: URLSearchParams, authorization: string | unde
   if (queryToken !== undefined && headerToken !== undefined && queryToken !== headerToken) {
     throw new FacadeError('bad-parameter', 'access_token and the Authorization header carry different tokens');
   }
-  return queryToken ?? headerToken;
+  const token = queryToken ?? headerToken;
+  // RFC 6750 b64token syntax. Anything else (spaces, CR/LF, NUL) could not go into a header anyway.
+  if (token !== undefined && !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) throw new FacadeError('bad-token');
+  return token;
 }
 
 /** Enforces a route's policy on a request without a token. */

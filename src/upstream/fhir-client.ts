@@ -23,6 +23,8 @@ export interface FhirClientOptions {
   maxPages: number;
   /** `_count` asked for on every search: large pages keep round trips few. */
   pageSize: number;
+  /** Largest upstream body accepted (502 beyond), so one answer cannot exhaust memory. */
+  maxBodyBytes: number;
 }
 
 /** Every resource of a search, all pages: the matches in server order, the included ones apart. */
@@ -52,8 +54,8 @@ export class FhirClient {
     const response = await this.#get(url, token, signal);
     if (response.status === 404 || response.status === 410) return undefined;
     const resource = parseResource(checkStatus(response));
-    if (resource.resourceType !== type) {
-      throw new FacadeError('upstream-bad-body', `expected a ${type}, got a ${resource.resourceType}`);
+    if (resource.resourceType !== type || resource.id !== id) {
+      throw new FacadeError('upstream-bad-body', `the upstream answered a read of a ${type} with another record`);
     }
     return resource;
   }
@@ -63,10 +65,10 @@ export class FhirClient {
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     query.append('_count', String(this.#options.pageSize));
-    let url: string | undefined = `${this.#base}/${encodeURIComponent(type)}?${query}`;
+    let url: string | undefined = new URL(`${this.#base}/${encodeURIComponent(type)}?${query}`).href;
     const seenPages = new Set<string>();
-    const matches = new Map<string, FhirResource>();
-    const included = new Map<string, FhirResource>();
+    const matches = new Map<string | symbol, FhirResource>();
+    const included = new Map<string | symbol, FhirResource>();
     let pages = 0;
     while (url) {
       if (seenPages.has(url)) throw new FacadeError('upstream-bad-body', 'paging links form a cycle');
@@ -78,11 +80,16 @@ export class FhirClient {
       const bundle = parseBundle(checkStatus(await this.#get(url, token, signal)));
       for (const entry of bundle.entries) {
         const resource = entry.resource;
-        const key = `${resource.resourceType}/${resource.id ?? ''}`;
+        if (entry.mode === 'outcome' || resource.resourceType === 'OperationOutcome') {
+          rejectProblemOutcome(resource);
+          continue;
+        }
+        // Offset-paged servers repeat an entry when data shifts under them: keep each record once.
+        // A record without an id cannot be recognized again, so it is always kept.
+        const key = resource.id === undefined ? Symbol('no id') : `${resource.resourceType}/${resource.id}`;
         const isMatch = entry.mode ? entry.mode === 'match' : resource.resourceType === type;
-        // Offset-paged servers repeat an entry when data shifts under them; keep each one once.
-        if (isMatch) matches.set(key, matches.get(key) ?? resource);
-        else if (entry.mode !== 'outcome' && resource.resourceType !== 'OperationOutcome') included.set(key, resource);
+        const into = isMatch ? matches : included;
+        if (!into.has(key)) into.set(key, resource);
       }
       url = bundle.next === undefined ? undefined : resolveNextLink(bundle.next, url, this.#base);
     }
@@ -91,11 +98,14 @@ export class FhirClient {
   }
 
   async #get(url: string, token: string | undefined, signal: AbortSignal): Promise<TransportResponse> {
-    const headers: Record<string, string> = { accept: 'application/fhir+json' };
+    // `handling=strict`: a server must refuse a search parameter it does not support rather than
+    // ignore it and answer unfiltered records (FHIR R4 3.1.1.5.7).
+    const headers: Record<string, string> = { accept: 'application/fhir+json', prefer: 'handling=strict' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     try {
-      return await this.#options.transport({ url, headers, signal });
+      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes });
     } catch (error) {
+      if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error });
       throw new FacadeError('upstream-error', 'connection failed', { cause: error });
     }
@@ -109,6 +119,15 @@ function checkStatus(response: TransportResponse): TransportResponse {
   if (status === 401) throw new FacadeError('unauthorized', 'the upstream server refused the access token');
   if (status === 403) throw new FacadeError('forbidden', 'the upstream server denied access');
   throw new FacadeError('upstream-error', `the upstream server answered HTTP ${status}`);
+}
+
+/**
+ * An OperationOutcome inside a search Bundle reporting an error or warning (typically "parameter
+ * ignored") means the results may not be what the legacy filter asked for: fail, never guess.
+ */
+function rejectProblemOutcome(outcome: FhirResource): void {
+  const problem = arrayOf(outcome.issue).some((issue) => isObject(issue) && ['fatal', 'error', 'warning'].includes(String(issue.severity)));
+  if (problem) throw new FacadeError('upstream-search-problem', 'the upstream reported a problem with the search');
 }
 
 function parseJson(response: TransportResponse): unknown {

@@ -5,6 +5,9 @@
  */
 import { FacadeError } from '../errors.ts';
 
+/** Encoded `/`, `\` and `.`: a server that decodes before routing could read them as `../`. */
+const ENCODED_PATH_TRICKS = /%2f|%5c|%2e/i;
+
 /**
  * Resolves a `next` link from the page at `pageUrl` into the URL to fetch on the configured base.
  * Relative links, HAPI's `?_getpages=` on the server base, continuation tokens and `_offset` links
@@ -22,15 +25,25 @@ export function resolveNextLink(link: string, pageUrl: string, baseUrl: string):
     throw new FacadeError('upstream-refused-link', 'next link is not http(s)');
   }
   const base = new URL(baseUrl);
+  if (ENCODED_PATH_TRICKS.test(target.pathname) || target.pathname.includes('//')) {
+    throw new FacadeError('upstream-refused-link', 'next link path is not a plain path');
+  }
   if (!isUnderBasePath(target.pathname, base.pathname)) {
     throw new FacadeError('upstream-refused-link', 'next link path lies outside the configured base path');
   }
-  const rebased = new URL(`${target.pathname}${target.search}`, base.origin);
-  return rebased.toString();
+  // Set the parts on a copy of the base, never parse `origin + path`: a path such as `//host/x`
+  // would otherwise be read as another host.
+  const rebased = new URL(base.origin);
+  rebased.pathname = target.pathname;
+  rebased.search = target.search;
+  if (rebased.origin !== base.origin) {
+    throw new FacadeError('upstream-refused-link', 'next link would leave the configured origin');
+  }
+  return rebased.href;
 }
 
 function isUnderBasePath(path: string, basePath: string): boolean {
   const base = basePath.replace(/\/+$/, '');
   if (base === '') return true;
-  return path === base || path === `${base}/` || path.startsWith(`${base}/`);
+  return path === base || path.startsWith(`${base}/`);
 }
