@@ -8,8 +8,7 @@ import {
   codeableConceptSchema, object, objects, systemCodeSchema, systemCodes, text, withDefined, type Json,
 } from './fhir-values.ts';
 import { legacyConcept } from './fhir-values-more.ts';
-import { defineShape, type MapContext } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference, type MapContext } from './legacy-shape.ts';
 
 const statusSchema = v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) }));
 
@@ -18,7 +17,7 @@ function status(value: unknown): Json | null {
 }
 
 function patient(value: unknown, context: MapContext): Json | null {
-  const named = subjectWithName(value, context);
+  const named = namedReference(value, context);
   return named ? withDefined({ display: text(named.display), reference: text(named.reference) }) : null;
 }
 

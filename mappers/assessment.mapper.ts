@@ -4,9 +4,8 @@
  * See docs/decisions.md ("Assessments").
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, codings, displayedReferenceSchema, legacyMeta, object, text, withDefined } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { codeableConceptSchema, codings, displayedReferenceSchema, effectiveTimestamp, legacyMeta, object, text, withDefined } from './fhir-values.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 export const assessmentShape = defineShape({
   name: 'Assessment',
@@ -23,7 +22,7 @@ export const assessmentShape = defineShape({
     meta: JSON.stringify(legacyMeta(observation)),
     status: text(observation.status) ?? 'unknown',
     code: withDefined({ coding: codings(observation.code), text: text(object(observation.code)?.text) }),
-    subject: subjectWithName(observation.subject, context) ?? { reference: '' },
-    effectiveDateTime: text(observation.effectiveDateTime) ?? text(object(observation.effectivePeriod)?.start) ?? '',
+    subject: namedReference(observation.subject, context) ?? { reference: '' },
+    effectiveDateTime: effectiveTimestamp(observation) ?? '',
   }),
 });

@@ -7,8 +7,7 @@ import * as v from 'valibot';
 import {
   displayedReferenceSchema, legacyMeta, metaSchema, object, objects, systemCodeSchema, systemCodes, text,
 } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** The narrative's two members; a narrative missing either is not a usable one, so it counts as absent. */
 function narrative(value: unknown): { status: string; div: string } | null {
@@ -39,6 +38,6 @@ export const carePlanShape = defineShape({
     intent: text(plan.intent) ?? null,
     category: objects(plan.category).map((concept) => ({ coding: systemCodes(concept) })),
     // Display: the written one, else the included Patient's name (as on Observation).
-    subject: subjectWithName(plan.subject, context) ?? null,
+    subject: namedReference(plan.subject, context) ?? null,
   }),
 });

@@ -7,8 +7,7 @@ import * as v from 'valibot';
 import {
   codingSchema, codings, displayedReferenceSchema, legacyMeta, metaSchema, objects, text,
 } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 export const careTeamShape = defineShape({
   name: 'CareTeam',
@@ -30,12 +29,12 @@ export const careTeamShape = defineShape({
     id: team.id ?? '',
     meta: legacyMeta(team),
     status: text(team.status) ?? null,
-    subject: subjectWithName(team.subject, context) ?? null,
+    subject: namedReference(team.subject, context) ?? null,
     participant: objects(team.participant).map((participant) => ({
       role: objects(participant.role).map((role) => ({ coding: codings(role) })),
-      // subjectWithName names any reference whose target was included (displayName reads
+      // namedReference names any reference whose target was included (displayName reads
       // Practitioner HumanNames and Organization name strings alike).
-      member: subjectWithName(participant.member, context) ?? null,
+      member: namedReference(participant.member, context) ?? null,
     })),
   }),
 });

@@ -9,8 +9,7 @@ import {
   codingSchema, codings, displayedReferenceSchema, legacyMeta, metaSchema, object, objects, referenceOf,
   referenceSchema, text, withDefined, type Json,
 } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 const codedSchema = v.strictObject({ coding: v.array(codingSchema) });
 
@@ -45,7 +44,7 @@ export const conditionShape = defineShape({
       verificationStatus: coded(condition.verificationStatus),
       category: objects(condition.category).map((concept) => ({ coding: codings(concept) })),
       code: coded(condition.code),
-      subject: subjectWithName(condition.subject, context) ?? null,
+      subject: namedReference(condition.subject, context) ?? null,
       recordedDate: text(condition.recordedDate) ?? null,
       onsetDateTime: text(condition.onsetDateTime) ?? text(object(condition.onsetPeriod)?.start) ?? null,
       abatementDateTime: text(condition.abatementDateTime),

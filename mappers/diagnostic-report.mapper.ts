@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import {
-  codingSchema, codings, dateSchema, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
+  codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
   text, withDefined, type Json,
 } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
@@ -26,7 +26,6 @@ const unknownDateSchema = v.strictObject({
   dataAbsentReason: v.strictObject({ coding: v.array(codingSchema), text: v.string() }),
 });
 const dateOrUnknownSchema = v.union([dateSchema, unknownDateSchema]);
-const displayedReference = v.strictObject({ reference: v.string(), display: v.optional(v.string()) });
 
 function effectiveDate(report: FhirResource): string | undefined {
   return datePart(report.effectiveDateTime) ?? datePart(object(report.effectivePeriod)?.start);
@@ -51,13 +50,6 @@ function presentedForm(report: FhirResource): Json[] {
     const contentType = text(attachment.contentType) ?? 'application/octet-stream';
     const data = text(attachment.data);
     return { contentType, url: text(attachment.url) ?? (data ? `data:${contentType};base64,${data}` : '') };
-  });
-}
-
-function displayedReferences(value: unknown): Json[] {
-  return objects(value).flatMap((item) => {
-    const reference = referenceOf(item);
-    return reference ? [withDefined({ reference, display: text(item.display) })] : [];
   });
 }
 
@@ -94,7 +86,7 @@ const commonEntries = {
   subject: v.optional(referenceSchema),
   effectiveDateTime: dateOrUnknownSchema,
   issued: dateOrUnknownSchema,
-  performer: v.array(displayedReference),
+  performer: v.array(displayedReferenceSchema),
 };
 
 /** A DiagnosticReport inside a search Bundle: no `id`, no `result`. */
@@ -111,7 +103,7 @@ export const diagnosticReportRecord = defineShape({
     resourceType: v.literal('DiagnosticReport'),
     id: v.string(),
     ...commonEntries,
-    result: v.array(displayedReference),
+    result: v.array(displayedReferenceSchema),
   }),
   map: (report) => ({
     resourceType: 'DiagnosticReport',

@@ -42,7 +42,7 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
       const location = object(item.location);
       return displayName(context.resolve(referenceOf(location))) ?? text(location?.display);
     })),
-    encounter_diagnosis: joined(objects(encounter.diagnosis).map((diagnosis) => conceptText(context.resolve(referenceOf(diagnosis.condition))?.code))),
+    encounter_diagnosis: joined(diagnoses(encounter, self, context).map((condition) => conceptText(condition.code))),
     performer: joined(objects(encounter.participant).map((participant) => {
       const individual = object(participant.individual);
       return text(individual?.display) ?? displayName(context.resolve(referenceOf(individual)));
@@ -56,6 +56,16 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
     author: joined(notes.flatMap((note) => objects(note.author).map((author) => text(author.display) ?? displayName(context.resolve(referenceOf(author)))))),
     status: orNull(text(encounter.status)),
   };
+}
+
+/**
+ * The encounter's diagnoses: the Conditions its `diagnosis` names, and those that name it in their
+ * own `encounter` (US Core data records them that way round).
+ */
+function diagnoses(encounter: FhirResource, self: string, context: MapContext): FhirResource[] {
+  const named = objects(encounter.diagnosis).map((diagnosis) => context.resolve(referenceOf(diagnosis.condition)));
+  const pointing = context.referencing('Condition', self).filter((condition) => referenceOf(condition.encounter) === self);
+  return [...new Set([...named, ...pointing])].filter((condition): condition is FhirResource => condition?.resourceType === 'Condition');
 }
 
 /** The text of the notes of one LOINC type, in the order the upstream returned them. */

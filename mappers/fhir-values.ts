@@ -51,6 +51,19 @@ export function timestampWithMillis(value: unknown): string | undefined {
   return Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
 }
 
+/** `[{reference, display?}]` from a list of FHIR References (those without a reference are skipped). */
+export function displayedReferences(value: unknown): Json[] {
+  return objects(value).flatMap((item) => {
+    const reference = referenceOf(item);
+    return reference ? [withDefined({ reference, display: text(item.display) })] : [];
+  });
+}
+
+/** A FHIR effective[x] as written: `effectiveDateTime`, else the start of `effectivePeriod`. */
+export function effectiveTimestamp(resource: Json): string | undefined {
+  return text(resource.effectiveDateTime) ?? text(object(resource.effectivePeriod)?.start);
+}
+
 /** A person's name as `Given Family` from a FHIR HumanName list (the first usable one). */
 export function humanName(names: unknown): string | undefined {
   for (const name of objects(names)) {

@@ -10,8 +10,7 @@ import { codeableConceptSchema, displayedReferenceSchema, text } from './fhir-va
 import {
   fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, legacyConcept, writtenArray,
 } from './fhir-values-more.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** FHIR Goal.target, with its detail[x] and due[x] choices. */
 const targetSchema = v.looseObject({
@@ -42,7 +41,7 @@ export const goalShape = defineShape({
     id: goal.id ?? '',
     lifecycleStatus: text(goal.lifecycleStatus) ?? null,
     description: legacyConcept(goal.description) ?? null,
-    subject: subjectWithName(goal.subject, context) ?? null,
+    subject: namedReference(goal.subject, context) ?? null,
     target: writtenArray(goal.target),
   }),
 });

@@ -4,7 +4,7 @@
  */
 import type * as v from 'valibot';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { isObject, normalizeReference, type Json } from './fhir-values.ts';
+import { displayName, isObject, normalizeReference, object, referenceOf, text, withDefined, type Json } from './fhir-values.ts';
 
 /** Lookups over the resources that came in the same upstream answer (`_include` / `_revinclude`). */
 export interface MapContext {
@@ -25,6 +25,16 @@ export interface LegacyShape {
 /** Defines a legacy shape; a function so each mapper file reads as one declaration. */
 export function defineShape(shape: LegacyShape): LegacyShape {
   return shape;
+}
+
+/**
+ * `{reference, display}` for a Reference: the display as written, else the name of the resource it
+ * points to when the upstream answer carried it (`_include`), else no display.
+ */
+export function namedReference(value: unknown, context: MapContext): Json | undefined {
+  const reference = referenceOf(value);
+  if (!reference) return undefined;
+  return withDefined({ reference, display: text(object(value)?.display) ?? displayName(context.resolve(reference)) });
 }
 
 /** Builds the MapContext for one upstream answer: every resource indexed by `Type/id` and by what it references. */
@@ -59,17 +69,25 @@ export function createMapContext(resources: readonly FhirResource[]): MapContext
   };
 }
 
-/** Every `reference` string inside a resource, normalized to `Type/id`. */
-function referencesIn(value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) {
-    for (const item of value) referencesIn(item, found);
-  } else if (isObject(value)) {
-    for (const [key, member] of Object.entries(value)) {
-      if (key === 'reference') {
-        const ref = normalizeReference(member);
-        if (ref) found.push(ref);
-      } else if (typeof member === 'object') {
-        referencesIn(member, found);
+/**
+ * Every `reference` string inside a resource, normalized to `Type/id`. Walked with an explicit
+ * stack: an upstream body nested deeper than the call stack must not crash the request.
+ */
+function referencesIn(resource: unknown): string[] {
+  const found: string[] = [];
+  const pending: unknown[] = [resource];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) {
+      pending.push(...value);
+    } else if (isObject(value)) {
+      for (const [key, member] of Object.entries(value)) {
+        if (key === 'reference') {
+          const ref = normalizeReference(member);
+          if (ref) found.push(ref);
+        } else if (typeof member === 'object' && member !== null) {
+          pending.push(member);
+        }
       }
     }
   }

@@ -4,10 +4,10 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, codings, displayName, displayedReferenceSchema, object, objects, referenceOf,
-  systemCodeSchema, systemCodes, text, withDefined, type Json,
+  codeableConceptSchema, codingSchema, codings, displayedReferenceSchema, effectiveTimestamp, object, objects,
+  systemCodeSchema, systemCodes, text, withDefined,
 } from './fhir-values.ts';
-import { defineShape, type MapContext } from './legacy-shape.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** Value types other than CodeableConcept are passed through under their FHIR name (docs/decisions.md). */
 const PASSED_THROUGH_VALUES = [
@@ -15,11 +15,10 @@ const PASSED_THROUGH_VALUES = [
   'valueSampledData', 'valueTime', 'valueDateTime', 'valuePeriod',
 ] as const;
 
-/** `{reference, display}` where display is the written one or the included Patient's name. */
-export function subjectWithName(subject: unknown, context: MapContext): Json | undefined {
-  const reference = referenceOf(subject);
-  if (!reference) return undefined;
-  return withDefined({ reference, display: text(object(subject)?.display) ?? displayName(context.resolve(reference)) });
+/** One component: its code in the legacy form, its value[x] as FHIR writes it. */
+function component(part: Record<string, unknown>): Record<string, unknown> {
+  const values = Object.fromEntries(Object.entries(part).filter(([key]) => key.startsWith('value') || key === 'dataAbsentReason'));
+  return { code: withDefined({ coding: codings(part.code), text: text(object(part.code)?.text) }), ...values };
 }
 
 export const observationShape = defineShape({
@@ -29,13 +28,14 @@ export const observationShape = defineShape({
     id: v.string(),
     status: v.string(),
     issued: v.optional(v.string()),
-    category: v.array(v.strictObject({ coding: v.array(v.strictObject({ system: v.optional(v.string()), code: v.optional(v.string()), display: v.optional(v.string()) })) })),
+    category: v.array(v.strictObject({ coding: v.array(codingSchema) })),
     code: codeableConceptSchema,
     subject: v.optional(displayedReferenceSchema),
     effectiveDateTime: v.optional(v.string()),
     valueCodeableConcept: v.optional(v.strictObject({ coding: v.array(systemCodeSchema) })),
     ...Object.fromEntries(PASSED_THROUGH_VALUES.map((key) => [key, v.optional(v.unknown())])),
     dataAbsentReason: v.optional(codeableConceptSchema),
+    component: v.optional(v.array(v.looseObject({ code: codeableConceptSchema }))),
   }),
   map: (observation, context) => {
     const concept = object(observation.valueCodeableConcept);
@@ -48,11 +48,13 @@ export const observationShape = defineShape({
       issued: text(observation.issued),
       category: objects(observation.category).map((c) => ({ coding: codings(c) })),
       code: withDefined({ coding: codings(observation.code), text: text(object(observation.code)?.text) }),
-      subject: subjectWithName(observation.subject, context),
-      effectiveDateTime: text(observation.effectiveDateTime) ?? text(object(observation.effectivePeriod)?.start),
+      subject: namedReference(observation.subject, context),
+      effectiveDateTime: effectiveTimestamp(observation),
       valueCodeableConcept: concept ? { coding: systemCodes(concept) } : undefined,
       ...passed,
       dataAbsentReason: absent ? withDefined({ coding: codings(absent), text: text(absent.text) }) : undefined,
+      // A blood pressure's values live in its components: passed through so none is lost.
+      component: Array.isArray(observation.component) ? objects(observation.component).map(component) : undefined,
     });
   },
 });

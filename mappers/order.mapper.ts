@@ -4,7 +4,7 @@
  * compact `YYYYMMDD`. See docs/decisions.md ("Orders").
  */
 import * as v from 'valibot';
-import { datePart, object, objects, referenceOf, text, withDefined } from './fhir-values.ts';
+import { datePart, displayedReferenceSchema, displayedReferences, object, objects, referenceOf, text } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
 export const orderShape = defineShape({
@@ -15,26 +15,25 @@ export const orderShape = defineShape({
     effectiveDateTime: v.union([v.pipe(v.string(), v.regex(/^\d{8}$/)), v.literal('')]),
     basedOn: v.string(),
     conclusionCode: v.string(),
-    result: v.array(v.strictObject({ reference: v.string(), display: v.optional(v.string()) })),
+    result: v.array(displayedReferenceSchema),
   }),
   map: (request, context) => {
     const self = `ServiceRequest/${request.id ?? ''}`;
     const reports = context.referencing('DiagnosticReport', self).filter((report) =>
       objects(report.basedOn).some((basedOn) => referenceOf(basedOn) === self),
     );
-    const conclusion = reports.flatMap((report) => objects(report.conclusionCode)).flatMap((concept) => objects(concept.coding))[0];
+    // One string field for what may be several codes on several reports: all of them, comma-joined.
+    const conclusionCodes = reports
+      .flatMap((report) => objects(report.conclusionCode))
+      .flatMap((concept) => objects(concept.coding).map((coding) => text(coding.code)))
+      .filter((code): code is string => code !== undefined);
     return {
       resourceType: 'Order',
       code: text(objects(object(request.code)?.coding)[0]?.code) ?? '',
       effectiveDateTime: datePart(request.authoredOn)?.replaceAll('-', '') ?? '',
       basedOn: self,
-      conclusionCode: text(conclusion?.code) ?? '',
-      result: reports.flatMap((report) =>
-        objects(report.result).flatMap((item) => {
-          const reference = referenceOf(item);
-          return reference ? [withDefined({ reference, display: text(item.display) })] : [];
-        }),
-      ),
+      conclusionCode: [...new Set(conclusionCodes)].join(','),
+      result: reports.flatMap((report) => displayedReferences(report.result)),
     };
   },
 });

@@ -8,8 +8,7 @@ import * as v from 'valibot';
 import {
   codingSchema, codings, dateSchema, datePart, displayedReferenceSchema, legacyMeta, metaSchema, object, text, type Json,
 } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 function performedPeriod(procedure: Json): Json {
   const period = object(procedure.performedPeriod);
@@ -35,7 +34,7 @@ export const procedureShape = defineShape({
     meta: legacyMeta(procedure),
     status: text(procedure.status) ?? null,
     code: object(procedure.code) ? { coding: codings(procedure.code) } : null,
-    subject: subjectWithName(procedure.subject, context) ?? null,
+    subject: namedReference(procedure.subject, context) ?? null,
     performedPeriod: performedPeriod(procedure),
   }),
 });

@@ -10,8 +10,7 @@ import {
   fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirQuantitySchema, fhirReferenceSchema,
   writtenArray, writtenObject,
 } from './fhir-values-more.ts';
-import { defineShape } from './legacy-shape.ts';
-import { subjectWithName } from './observation.mapper.ts';
+import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** FHIR Specimen.collection, with its collected[x] and fastingStatus[x] choices. */
 const collectionSchema = v.looseObject({
@@ -52,7 +51,7 @@ export const specimenShape = defineShape({
     id: specimen.id ?? '',
     type: writtenObject(specimen.type),
     // Display: the written one, else the included subject's name when the upstream answer carried it.
-    subject: subjectWithName(specimen.subject, context) ?? null,
+    subject: namedReference(specimen.subject, context) ?? null,
     collection: writtenObject(specimen.collection),
     container: writtenArray(specimen.container),
   }),

@@ -5,7 +5,7 @@
 
 /** Catalog of every error the service can produce: HTTP status, OperationOutcome issue code, text. */
 export const ERROR_CATALOG = {
-  'bad-parameter': { status: 400, issue: 'invalid', text: 'A query parameter has an invalid value' },
+  'bad-parameter': { status: 400, issue: 'invalid', text: 'A request parameter has an invalid value' },
   'bad-token': { status: 401, issue: 'login', text: 'The access token is not a valid token' },
   'bad-request': { status: 400, issue: 'structure', text: 'The HTTP request is malformed' },
   'unauthorized': { status: 401, issue: 'login', text: 'An access_token is required' },
@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
   'unknown-path': { status: 404, issue: 'not-supported', text: 'No such operation' },
   'method-not-allowed': { status: 405, issue: 'not-supported', text: 'This interface is read-only' },
   'uri-too-long': { status: 414, issue: 'too-long', text: 'The request URL is too long' },
+  'headers-too-large': { status: 431, issue: 'too-long', text: 'The request line and headers are too large' },
   'payload-too-large': { status: 413, issue: 'too-long', text: 'The request body is too large' },
   'unsupported-media-type': { status: 415, issue: 'not-supported', text: 'Unsupported request body type' },
   'upstream-error': { status: 502, issue: 'transient', text: 'The upstream FHIR server failed' },

@@ -13,6 +13,11 @@ import { silentLogger, type Logger } from './log.ts';
 import { FhirClient } from './upstream/fhir-client.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
 
+/** The service could not start because of how it was started (arguments, data); not a bug. */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
 export interface ServiceOptions {
   /** Load every FHIR Bundle and NDJSON file of this folder into the embedded upstream instead of the generated patients. */
   dataDir?: string;
@@ -33,7 +38,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   if (config.UPSTREAM_URL === undefined) {
     embedded = await startEmbeddedUpstream(config.EMBEDDED_FHIR_PORT, options.dataDir, logger);
   } else if (options.dataDir !== undefined) {
-    throw new Error('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
+    throw new StartError('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   const transport = undiciTransport();
@@ -47,7 +52,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
   const app = createApp({ client, logger, maxUrlLength: config.MAX_URL_LENGTH });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(started));
+    // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
+    // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
+    const serverOptions = { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) };
+    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions }, () => resolve(started));
   });
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
@@ -70,11 +78,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return;
-  const tooLong = error.code === 'HPE_HEADER_OVERFLOW';
-  const failure = new FacadeError(tooLong ? 'uri-too-long' : 'bad-request');
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const failure = new FacadeError(tooLarge ? 'headers-too-large' : 'bad-request');
   const body = JSON.stringify(toOperationOutcome(failure));
   socket.end(
-    `HTTP/1.1 ${failure.status} ${tooLong ? 'URI Too Long' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${failure.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
@@ -94,7 +102,8 @@ async function startEmbeddedUpstream(port: number, dataDir: string | undefined, 
     return embedded;
   } catch (error) {
     await embedded.close();
-    throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartError(`cannot load ${dataDir === undefined ? 'the generated data' : `--data ${dataDir}`}: ${reason}`, { cause: error });
   }
 }
 

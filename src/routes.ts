@@ -21,7 +21,7 @@ const diagnosticReportQuery: UpstreamQuery = { resourceType: 'DiagnosticReport',
 const encounterQuery: UpstreamQuery = {
   resourceType: 'Encounter',
   include: ['Encounter:patient', 'Encounter:location', 'Encounter:participant', 'Encounter:diagnosis'],
-  revinclude: ['DocumentReference:encounter', 'ServiceRequest:encounter'],
+  revinclude: ['DocumentReference:encounter', 'ServiceRequest:encounter', 'Condition:encounter'],
 };
 
 export const ROUTES: readonly Route[] = [
@@ -47,7 +47,7 @@ export const ROUTES: readonly Route[] = [
   },
   {
     name: 'Encounter.read', kind: 'read', method: 'GET', path: '/Encounter/:id',
-    summary: 'Read one encounter', auth: 'token-required', params: [],
+    summary: 'Read one encounter', auth: 'token-required', params: ['patient'],
     upstream: encounterQuery, shape: encounterShape, envelope: 'record',
   },
   {

@@ -75,7 +75,22 @@ describe('GET /api/DiagnosticReport', () => {
       .replace('end_date=', 'date=le');
     const expected = await service.fhirSearch('DiagnosticReport', `patient=Patient/${patientId}&${fhirQuery}`);
     expect(idsOf(bundle, 'DiagnosticReport')).toEqual(sortedIds(expected));
-    expect(expected.length).toBeLessThan(reports.length + 1);
+    // Each filter must provably cut: some reports in, some out.
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(reports.length);
+  });
+
+  it('compares start_date and end_date with the calendar date shown as effectiveDateTime', async () => {
+    const bundle = await search(`patient=${patientId}&start_date=2022-03-01&end_date=2023-08-31`);
+    const shown = bundle.entry.map((entry) => entry.resource.effectiveDateTime);
+    // Worked out from the records themselves, not from the FHIR server's search.
+    const expected = reports.filter((report) => {
+      const written = String(report.effectiveDateTime ?? (report.effectivePeriod as { start?: string } | undefined)?.start ?? '');
+      return written !== '' && written.slice(0, 10) >= '2022-03-01' && written.slice(0, 10) <= '2023-08-31';
+    });
+    expect(bundle.total).toBe(expected.length);
+    expect(bundle.total).toBeGreaterThan(0);
+    for (const date of shown as string[]) expect(date >= '2022-03-01' && date <= '2023-08-31').toBe(true);
   });
 
   it('answers an empty Bundle when nothing matches', async () => {

@@ -49,7 +49,14 @@ describe('GET /Encounter', () => {
     const notes = await service.fhirSearch('DocumentReference', `patient=Patient/${patient.id}&type=http://loinc.org|34117-2`);
     const encounterRef = (notes[0]!.context as { encounter: { reference: string }[] }).encounter[0]!.reference;
     const record = recordOf(await service.getJson(`/Encounter/${encounterRef.split('/')[1]}?access_token=t`));
-    expect(record.history_and_physical_note).toBeTruthy();
+    const noteText = (loinc: string) => async () => {
+      const [note] = await service.fhirSearch('DocumentReference', `encounter=${encounterRef}&type=http://loinc.org|${loinc}`);
+      const data = (note!.content as { attachment: { data: string } }[])[0]!.attachment.data;
+      return Buffer.from(data, 'base64').toString('utf8');
+    };
+    expect(record.history_and_physical_note).toBe(await noteText('34117-2')());
+    expect(record.consult_note).toBe(await noteText('11488-4')());
+    expect(record.progress_note).toBe(await noteText('11506-3')());
     expect(record.location).toBeTruthy();
     expect(record.performer).toBeTruthy();
     expect(record.admit_date).toMatch(/^\d{4}-\d{2}-\d{2}T/);
@@ -59,6 +66,12 @@ describe('GET /Encounter', () => {
     const referrals = await service.fhirSearch('ServiceRequest', `patient=Patient/${patient.id}&category=3457005`);
     const referred = (referrals[0]!.encounter as { reference: string }).reference.split('/')[1];
     expect(recordOf(await service.getJson(`/Encounter/${referred}?access_token=t`)).reason_for_referral).toBeTruthy();
+  });
+
+  it('takes one upstream round trip for the whole search, references included', async () => {
+    await service.getJson(`/Encounter?patient=${patient.id}`);
+    const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).findLast((entry) => entry.route === 'Encounter.search');
+    expect(line?.upstreamPages).toBe(1);
   });
 
   it('answers an empty Bundle for a patient without encounters', async () => {
@@ -76,6 +89,13 @@ describe('GET /Encounter/:id', () => {
     const record = await service.getJson(`/api/Encounter/${encounters[0]!.id}?access_token=t`);
     expectValid(encounterShape.schema, record);
     expect(record).toMatchObject({ resourceType: 'Encounter', id: encounters[0]!.id });
+  });
+
+  it('hides the record from another patient (404) and validates patient (400)', async () => {
+    const owner = `/Encounter/${encounters[0]!.id}?access_token=t&patient=`;
+    expect(await service.getJson(`${owner}${patient.id}`)).toMatchObject({ id: encounters[0]!.id });
+    await expectOutcome(await service.get(`${owner}999999`), 404);
+    await expectOutcome(await service.get(`${owner}abc!`), 400);
   });
 
   it('answers 401 without a token and 404 for an unknown id', async () => {

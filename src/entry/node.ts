@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.ts';
 import { jsonLogger } from '../log.ts';
-import { startService } from '../node-service.ts';
+import { StartError, startService } from '../node-service.ts';
 
 const logger = jsonLogger();
 try {
@@ -18,6 +18,14 @@ try {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
+  // Mistakes in how the service was started (configuration, arguments, the --data folder) are
+  // reported in one line; anything else is a bug and keeps its stack.
+  console.error(isStartMistake(error) ? `Cannot start: ${error.message}` : error);
   process.exit(1);
+}
+
+function isStartMistake(error: unknown): error is Error {
+  if (error instanceof ConfigError || error instanceof StartError) return true;
+  const code = (error as { code?: unknown })?.code;
+  return error instanceof Error && typeof code === 'string' && /^(ENOENT|ENOTDIR|EACCES|EADDRINUSE|ERR_PARSE_ARGS_)/.test(code);
 }
