@@ -12,6 +12,7 @@ import { encounterShape } from '../mappers/encounter.mapper.ts';
 import { observationShape } from '../mappers/observation.mapper.ts';
 import { orderShape } from '../mappers/order.mapper.ts';
 import { provenanceShape } from '../mappers/provenance.mapper.ts';
+import { ROUTES } from '../src/routes.ts';
 import { expectBundle, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../../shared/data', import.meta.url));
@@ -92,5 +93,25 @@ describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
     };
     expect(await reachedPerPatient('/api/Assessments?access_token=t', arrayOf(assessmentShape))).toBe(counts.surveys);
     expect(await reachedPerPatient('/Orders?access_token=t', arrayOf(orderShape))).toBe(counts.byType.get('ServiceRequest') ?? 0);
+  });
+
+  it('answers every search operation for every patient, each record valid against its schema', async () => {
+    let records = 0;
+    for (const route of ROUTES.filter((candidate) => candidate.kind === 'search')) {
+      for (const id of patientIds) {
+        const query = `patient=${id}&access_token=t`;
+        const init: RequestInit | undefined =
+          route.method === 'POST' ? { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query } : undefined;
+        const response = await service.get(route.method === 'POST' ? route.path : `${route.path}?${query}`, init);
+        const body = (await response.json()) as { entry?: { resource: unknown }[] } | unknown[];
+        expect(response.status, `${route.name} patient ${id}`).toBe(200);
+        const found = Array.isArray(body) ? body : (body.entry ?? []).map((entry) => entry.resource);
+        for (const record of found.filter((item) => route.kind !== 'search' || !(route.includedEntries ?? {})[(item as { resourceType: string }).resourceType])) {
+          expectValid(route.shape.schema, record, `${route.name} patient ${id}`);
+        }
+        records += found.length;
+      }
+    }
+    expect(records).toBeGreaterThan(1000);
   });
 });

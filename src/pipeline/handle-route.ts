@@ -3,12 +3,12 @@
  * mapper → envelope. Nothing here is specific to one endpoint; the route entry says it all.
  */
 import type { Json } from '../../mappers/fhir-values.ts';
-import { normalizeReference } from '../../mappers/fhir-values.ts';
+import { datePart, normalizeReference } from '../../mappers/fhir-values.ts';
 import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
-import { parseLegacyParams, parseRecordId } from '../params.ts';
+import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
-import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
+import type { FhirClient, FhirResource, SearchResult } from '../upstream/fhir-client.ts';
 import { enforceAuthPolicy } from './auth.ts';
 import { legacyBundle, type MappedEntry } from './envelope.ts';
 import { upstreamSearchParams } from './upstream-query.ts';
@@ -41,10 +41,10 @@ export async function handleRoute(route: Route, request: LegacyRequest, deps: Pi
 
 async function search(route: SearchRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const params = parseLegacyParams(request.query, route.params);
-  const { resourceType } = route.upstream;
-  const result = await deps.client.search(resourceType, upstreamSearchParams(route, params), request.token);
-  const context = createMapContext([...result.matches, ...result.included]);
-  const entries: MappedEntry[] = result.matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
+  const result = await searchUpstream(route, params, request, deps);
+  const matches = filterByPeriod(result.matches, route.upstream.datePeriod, params);
+  const context = createMapContext([...matches, ...result.included]);
+  const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
   for (const resource of result.included) {
     const shape = route.includedEntries?.[resource.resourceType];
     if (shape) entries.push(mapEntry(resource, shape.map(resource, context)));
@@ -56,19 +56,48 @@ async function search(route: SearchRoute, request: LegacyRequest, deps: Pipeline
   return { payload, upstreamPages: result.pages };
 }
 
+/** The upstream search of a route; through its patient scope when it has one and a patient is asked for. */
+async function searchUpstream(route: SearchRoute, params: LegacyParams, request: LegacyRequest, deps: PipelineDeps): Promise<SearchResult> {
+  const { resourceType, patientScope } = route.upstream;
+  if (patientScope === undefined || params.patient === undefined) {
+    return deps.client.search(resourceType, upstreamSearchParams(route, params), request.token);
+  }
+  const scoped = await deps.client.search(
+    patientScope.resourceType,
+    [['patient', `Patient/${params.patient}`], ['_include', patientScope.include]],
+    request.token,
+  );
+  const matches = scoped.included.filter((resource) => resource.resourceType === resourceType);
+  return { matches, included: [], pages: scoped.pages };
+}
+
+/** `start_date` / `end_date` against a Period element: kept when the period overlaps the range. */
+function filterByPeriod(resources: FhirResource[], element: string | undefined, params: LegacyParams): FhirResource[] {
+  const { start_date: from, end_date: to } = params;
+  if (element === undefined || (from === undefined && to === undefined)) return resources;
+  return resources.filter((resource) => {
+    const period = resource[element] as { start?: unknown; end?: unknown } | undefined;
+    const start = datePart(period?.start);
+    const end = datePart(period?.end);
+    // As in FHIR date search, a record with no period at all does not match a date filter.
+    if (start === undefined && end === undefined) return false;
+    return (to === undefined || start === undefined || start <= to) && (from === undefined || end === undefined || end >= from);
+  });
+}
+
 async function readRecord(route: ReadRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const id = parseRecordId(request.id ?? '');
   const params = parseLegacyParams(request.query, route.params);
   const { resourceType, include, revinclude } = route.upstream;
   let resource: FhirResource | undefined;
-  let carried: FhirResource[] = [];
+  let includedResources: FhirResource[] = [];
   let upstreamPages = 1;
   if (include?.length || revinclude?.length) {
     // A read that needs referenced records is a search by _id, so they come in the same round trip.
     const query = upstreamSearchParams(route, {});
     const result = await deps.client.search(resourceType, [['_id', id], ...query], request.token);
     resource = result.matches.find((match) => match.id === id);
-    carried = result.included;
+    includedResources = result.included;
     upstreamPages = result.pages;
   } else {
     resource = await deps.client.read(resourceType, id, request.token);
@@ -77,7 +106,7 @@ async function readRecord(route: ReadRoute, request: LegacyRequest, deps: Pipeli
   if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient))) {
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
-  return { payload: route.shape.map(resource, createMapContext([resource, ...carried])), upstreamPages };
+  return { payload: route.shape.map(resource, createMapContext([resource, ...includedResources])), upstreamPages };
 }
 
 function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {

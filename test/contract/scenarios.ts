@@ -1,0 +1,75 @@
+/**
+ * One scenario per route, by route name: how the contract test calls it on the generated data and
+ * what it must answer without a token. A route without an entry here fails the contract test.
+ */
+
+export interface RouteScenario {
+  /** Query of the real-data call (the `{patient}` placeholder is the seeded patient's id). */
+  query: string;
+  /** For by-id reads: the FHIR search on the embedded upstream whose first match is the record read. */
+  idFrom?: string;
+  /** Status expected without a token; the contract checks it agrees with the route's auth policy. */
+  withoutToken: 200 | 401 | 403;
+  /** Valid values for the filters the route takes, each checked to narrow the unfiltered answer. */
+  filters?: Record<string, string>;
+}
+
+const DATES = { start_date: '2023-01-01', end_date: '2024-06-30' };
+
+const search = (withoutToken: RouteScenario['withoutToken'], filters: Record<string, string> = {}): RouteScenario => ({
+  query: 'patient={patient}',
+  withoutToken,
+  filters: { ...DATES, ...filters },
+});
+const read = (idFrom: string): RouteScenario => ({ query: '', idFrom, withoutToken: 401 });
+
+export const SCENARIOS: Record<string, RouteScenario> = {
+  'DiagnosticReport.search': search(200, { code: '4548-4', category: 'LAB', date: 'ge2024-01-01' }),
+  'DiagnosticReport.read': read('DiagnosticReport?patient=Patient/{patient}'),
+  'DiagnosticReport.search-post': search(200, { category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB' }),
+  'CarePlan.search': search(200, { category: 'assess-plan' }),
+  'CarePlan.read': read('CarePlan?patient=Patient/{patient}'),
+  'CarePlan.search-post': search(200),
+  'CarePlan.search-second': search(401),
+  'CarePlan.read-second': read('CarePlan?patient=Patient/{patient}'),
+  'CarePlan.search-get-search': search(401),
+  'CareTeam.search': search(200, { status: 'active' }),
+  'CareTeam.read': read('CareTeam?patient=Patient/{patient}'),
+  'CareTeam.search-post': search(200, { status: 'proposed' }),
+  'AllergyIntolerance.search': search(403),
+  'AllergyIntolerance.read': read('AllergyIntolerance?patient=Patient/{patient}'),
+  'AllergyIntolerance.search-post-misspelled': search(403),
+  'AllergyIntolerance.search-post': search(403),
+  'Immunization.search': search(403),
+  'Immunization.read': read('Immunization?patient=Patient/{patient}'),
+  'Immunization.search-post': search(403),
+  'Condition.search': search(200, { category: 'problem-list-item' }),
+  'Condition.read': read('Condition?patient=Patient/{patient}'),
+  'Encounter.search': { query: 'patient={patient}', withoutToken: 200 },
+  'Encounter.read': read('Encounter?patient=Patient/{patient}'),
+  'Assessments.search': search(403),
+  'Coverage.search': search(200),
+  'Coverage.read': read('Coverage?patient=Patient/{patient}'),
+  'Coverage.search-post': search(200),
+  'Observation.search': search(401, { code: '72166-2', category: 'social-history', date: 'lt2022-01-01' }),
+  'Procedure.search': search(401, { date: 'ge2024-01-01' }),
+  'Orders.search': search(403),
+  'SDOHGoal.search': search(200),
+  'SDOHGoal.read': read('Goal?patient=Patient/{patient}&category=sdoh'),
+  'Specimen.search': search(200),
+  'Specimen.read': read('Specimen?patient=Patient/{patient}'),
+  'Practitioner.search': { query: 'patient={patient}', withoutToken: 200 },
+  'Practitioner.read': read('Practitioner'),
+};
+
+/** A value each parameter must refuse with 400. */
+export const INVALID_VALUES: Record<string, string> = {
+  patient: 'not an id!',
+  start_date: '2023-02-30',
+  end_date: 'yesterday',
+  code: '',
+  category: 'a|b|c',
+  date: 'eq2023-01-01',
+  status: 'on-hold',
+  _revinclude: 'Provenance:entity',
+};
