@@ -7,7 +7,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { callerToken } from './pipeline/auth.ts';
-import { handleRoute, type PipelineDeps } from './pipeline/handle-route.ts';
+import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/handle-route.ts';
+import { CallerHasher, etagMatches, renderBody, storedBody } from './cache/cache-key.ts';
+import type { CacheOutcome, ResponseCache, StoredBody } from './cache/response-cache.ts';
+import { Metrics } from './metrics.ts';
 import type { Route } from './route-types.ts';
 import { ROUTES } from './routes.ts';
 import { servedPaths } from './served-paths.ts';
@@ -16,6 +19,9 @@ import type { FhirClient } from './upstream/fhir-client.ts';
 
 export interface AppOptions {
   client: FhirClient;
+  /** The response cache; without one every request goes upstream. */
+  cache?: ResponseCache;
+  metrics?: Metrics;
   logger?: Logger;
   routes?: readonly Route[];
   /** Longest request URL accepted; longer ones get 414. */
@@ -28,13 +34,17 @@ const MAX_FORM_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** What the middleware and handlers share about one request (for its log line). */
-type FacadeEnv = { Variables: { requestId: string; routeName: string; upstreamPages: number } };
+type FacadeEnv = { Variables: { requestId: string; routeName: string; upstreamPages: number; cache: CacheOutcome } };
 
 /** Builds the app for a route table (the real one by default). */
 export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
-  const deps: PipelineDeps = { client: options.client, newBundleId: options.newBundleId ?? (() => crypto.randomUUID()) };
+  const newBundleId = options.newBundleId ?? (() => crypto.randomUUID());
+  const deps: PipelineDeps = { client: options.client, newBundleId };
+  const metrics = options.metrics ?? new Metrics();
+  const { cache } = options;
+  const callers = new CallerHasher();
   const app = new Hono<FacadeEnv>();
 
   app.use(async (c, next) => {
@@ -43,13 +53,16 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
     c.set('requestId', requestId);
     c.header('x-request-id', requestId);
     await next();
+    const route = c.get('routeName') ?? 'unmatched';
+    metrics.requests.inc({ route, status: String(c.res.status) });
     // Only the route's name is logged, never the URL: its query holds the token and patient ids.
     logger('info', 'request', {
       requestId,
       method: c.req.method,
-      route: c.get('routeName') ?? 'unmatched',
+      route,
       status: c.res.status,
       durationMs: Math.round(performance.now() - started),
+      cache: c.get('cache'),
       upstreamPages: c.get('upstreamPages'),
     });
   });
@@ -61,6 +74,14 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
 
   const routes = options.routes ?? ROUTES;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/metrics', (c) => {
+    const held = cache?.stats() ?? { entries: 0, bytes: 0 };
+    const text = metrics.render({
+      facade_cache_bytes: { help: 'Bytes of response bodies held by the cache.', value: held.bytes },
+      facade_cache_entries: { help: 'Responses held by the cache.', value: held.entries },
+    });
+    return c.body(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+  });
   let openApiJson: string | undefined;
   app.get('/openapi.json', (c) => {
     openApiJson ??= JSON.stringify(openApiDocument(routes));
@@ -82,9 +103,22 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
         c.set('routeName', route.name);
         const query = route.method === 'POST' ? await queryWithForm(c) : new URL(c.req.url).searchParams;
         const token = callerToken(query, c.req.header('authorization'));
-        const result = await handleRoute(route, { query, id: c.req.param('id'), token }, deps);
-        c.set('upstreamPages', result.upstreamPages);
-        return c.body(JSON.stringify(result.payload), 200, { 'content-type': JSON_TYPE, 'cache-control': 'private, no-cache' });
+        const prepared = prepareRequest(route, { query, id: c.req.param('id'), token });
+        const load = async (): Promise<StoredBody> => {
+          const result = await runRequest(prepared, deps);
+          c.set('upstreamPages', result.upstreamPages);
+          metrics.upstreamPages.observe(result.upstreamPages);
+          return storedBody(JSON.stringify(result.payload));
+        };
+        const { body, outcome } = cache
+          ? await cache.get(`${await callers.callerOf(token)}|${canonicalRequestKey(prepared)}`, load)
+          : { body: await load(), outcome: 'bypass' as const };
+        c.set('cache', outcome);
+        metrics.cacheEvents.inc({ outcome });
+        // private: the body is one patient's data for one caller; no shared cache may keep it.
+        const headers = { etag: body.etag, 'cache-control': 'private, no-cache', vary: 'Authorization' };
+        if (route.method === 'GET' && etagMatches(c.req.header('if-none-match'), body.etag)) return c.body(null, 304, headers);
+        return c.body(renderBody(body, newBundleId), 200, { ...headers, 'content-type': JSON_TYPE });
       });
     }
     // Any other method on a served path: the interface is read-only.

@@ -36,6 +36,14 @@ const ConfigSchema = v.object({
   UPSTREAM_PAGE_SIZE: integer(1000, 1, 10_000),
   /** Largest upstream answer accepted, in bytes (502 beyond). */
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1024, 2 ** 31),
+  /** The response cache: on unless set to `false`. */
+  CACHE_ENABLED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'true'),
+  /** Bytes of response bodies the cache may hold (default sized for a small instance). */
+  CACHE_MAX_BYTES: integer(64 * 1024 * 1024, 0, 2 ** 40),
+  /** How long a cached response is fresh. */
+  CACHE_TTL_MS: integer(30_000, 0, 86_400_000),
+  /** How long after that a stale response may be served while one refresh runs (0: never). */
+  CACHE_STALE_MS: integer(30_000, 0, 86_400_000),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
 });

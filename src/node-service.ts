@@ -5,7 +5,9 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from './errors.ts';
+import { Metrics } from './metrics.ts';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { EmbeddedFhir, LoadSummary } from './embedded/fhir-server.ts';
@@ -29,6 +31,7 @@ export interface RunningService {
   url: string;
   upstreamUrl: string;
   embedded: EmbeddedFhir | undefined;
+  cache: ResponseCache | undefined;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   const transport = undiciTransport();
+  const metrics = new Metrics();
   const client = new FhirClient({
     baseUrl: upstreamUrl,
     transport,
@@ -49,8 +53,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     maxPages: config.UPSTREAM_MAX_PAGES,
     pageSize: config.UPSTREAM_PAGE_SIZE,
     maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
+    onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
-  const app = createApp({ client, logger, maxUrlLength: config.MAX_URL_LENGTH });
+  const cache = responseCacheFor(config, metrics, logger);
+  const app = createApp({ client, cache, metrics, logger, maxUrlLength: config.MAX_URL_LENGTH });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
@@ -64,12 +70,25 @@ export async function startService(config: Config, options: ServiceOptions = {})
     url: `http://${host}:${port}`,
     upstreamUrl,
     embedded,
+    cache,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await transport.close();
       await embedded?.close();
     },
   };
+}
+
+/** The response cache the configuration asks for, its evictions counted; none when disabled. */
+export function responseCacheFor(config: Config, metrics: Metrics, logger: Logger): ResponseCache | undefined {
+  if (config.CACHE_ENABLED === 'false' || config.CACHE_MAX_BYTES === 0) return undefined;
+  return new ResponseCache({
+    maxBytes: config.CACHE_MAX_BYTES,
+    ttlMs: config.CACHE_TTL_MS,
+    staleMs: config.CACHE_STALE_MS,
+    onEvict: () => metrics.cacheEvents.inc({ outcome: 'eviction' }),
+    onRefreshError: (error) => logger('warn', 'cache refresh failed', { code: error instanceof FacadeError ? error.code : 'internal' }),
+  });
 }
 
 /**

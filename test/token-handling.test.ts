@@ -18,9 +18,10 @@ const OBSERVATION = {
 let upstream: CannedUpstream;
 let service: TestService;
 
+// The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
   upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir` });
+  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
   await service?.close();

@@ -13,9 +13,10 @@ const healthy: CannedHandler = (_, res) => sendJson(res, 200, page([REPORT]));
 let upstream: CannedUpstream;
 let service: TestService;
 
+// The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
   upstream = await startCannedUpstream(healthy);
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5', UPSTREAM_MAX_BODY_BYTES: '100000' });
+  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5', UPSTREAM_MAX_BODY_BYTES: '100000', CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
   await service?.close();

@@ -14,11 +14,12 @@ let foreign: CannedUpstream;
 let withPath: TestService;
 let atRoot: TestService;
 
+// The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
   upstream = await startCannedUpstream();
   foreign = await startCannedUpstream((_, res) => sendJson(res, 200, page([])));
-  withPath = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_MAX_PAGES: '3' });
-  atRoot = await startTestService({ UPSTREAM_URL: upstream.origin, UPSTREAM_MAX_PAGES: '3' });
+  withPath = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_MAX_PAGES: '3', CACHE_ENABLED: 'false' });
+  atRoot = await startTestService({ UPSTREAM_URL: upstream.origin, UPSTREAM_MAX_PAGES: '3', CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
   await withPath?.close();

@@ -60,9 +60,10 @@ const STYLES: LinkStyle[] = [
 let upstream: CannedUpstream;
 let service: TestService;
 
+// The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
   upstream = await startCannedUpstream();
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir` });
+  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
   await service?.close();

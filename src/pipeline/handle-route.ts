@@ -34,13 +34,46 @@ export interface PipelineResult {
   upstreamPages: number;
 }
 
-export async function handleRoute(route: Route, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
-  enforceAuthPolicy(route.auth, request.token);
-  return route.kind === 'read' ? readRecord(route, request, deps) : search(route, request, deps);
+/** A request that passed its route's auth policy and parameter validation: all the rest depends on. */
+export interface PreparedRequest {
+  route: Route;
+  params: LegacyParams;
+  /** The validated record id of a by-id read. */
+  id: string | undefined;
+  token: string | undefined;
 }
 
-async function search(route: SearchRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
-  const params = parseLegacyParams(request.query, route.params);
+/** Enforces the auth policy and validates the parameters; every 4xx of a request comes from here. */
+export function prepareRequest(route: Route, request: LegacyRequest): PreparedRequest {
+  enforceAuthPolicy(route.auth, request.token);
+  const id = route.kind === 'read' ? parseRecordId(request.id ?? '') : undefined;
+  return { route, params: parseLegacyParams(request.query, route.params), id, token: request.token };
+}
+
+/**
+ * The request as a stable string without the token: route, id and the validated parameters in a
+ * fixed order. Equal requests give equal keys whatever their parameter order or spelling in the URL.
+ */
+export function canonicalRequestKey(prepared: PreparedRequest): string {
+  const params = Object.entries(prepared.params)
+    .map(([name, value]) => [name, Array.isArray(value) ? [...value].sort() : value] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify([prepared.route.name, prepared.id ?? null, params]);
+}
+
+/** Runs a prepared request against the upstream and maps the answer. */
+export async function runRequest(prepared: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  const { route } = prepared;
+  return route.kind === 'read' ? readRecord(route, prepared, deps) : search(route, prepared, deps);
+}
+
+/** Prepares and runs a request in one step (for callers that do not cache). */
+export async function handleRoute(route: Route, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  return runRequest(prepareRequest(route, request), deps);
+}
+
+async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  const { params } = request;
   const result = await searchUpstream(route, params, request, deps);
   const matches = filterByPeriod(result.matches, route.upstream.datePeriod, params);
   const context = createMapContext([...matches, ...result.included]);
@@ -57,7 +90,7 @@ async function search(route: SearchRoute, request: LegacyRequest, deps: Pipeline
 }
 
 /** The upstream search of a route; through its patient scope when it has one and a patient is asked for. */
-async function searchUpstream(route: SearchRoute, params: LegacyParams, request: LegacyRequest, deps: PipelineDeps): Promise<SearchResult> {
+async function searchUpstream(route: SearchRoute, params: LegacyParams, request: PreparedRequest, deps: PipelineDeps): Promise<SearchResult> {
   const { resourceType, patientScope } = route.upstream;
   if (patientScope === undefined || params.patient === undefined) {
     return deps.client.search(resourceType, upstreamSearchParams(route, params), request.token);
@@ -85,9 +118,9 @@ function filterByPeriod(resources: FhirResource[], element: string | undefined, 
   });
 }
 
-async function readRecord(route: ReadRoute, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
-  const id = parseRecordId(request.id ?? '');
-  const params = parseLegacyParams(request.query, route.params);
+async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+  const { params } = request;
+  const id = request.id ?? '';
   const { resourceType, include, revinclude } = route.upstream;
   let resource: FhirResource | undefined;
   let includedResources: FhirResource[] = [];

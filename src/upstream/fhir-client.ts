@@ -25,6 +25,8 @@ export interface FhirClientOptions {
   pageSize: number;
   /** Largest upstream body accepted (502 beyond), so one answer cannot exhaust memory. */
   maxBodyBytes: number;
+  /** Told the duration of every upstream request, failed ones included (for metrics). */
+  onUpstreamRequest?: (seconds: number) => void;
 }
 
 /** Every resource of a search, all pages: the matches in server order, the included ones apart. */
@@ -102,12 +104,15 @@ export class FhirClient {
     // ignore it and answer unfiltered records (FHIR R4 3.1.1.5.7).
     const headers: Record<string, string> = { accept: 'application/fhir+json', prefer: 'handling=strict' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    const started = performance.now();
     try {
       return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error });
       throw new FacadeError('upstream-error', 'connection failed', { cause: error });
+    } finally {
+      this.#options.onUpstreamRequest?.((performance.now() - started) / 1000);
     }
   }
 }
