@@ -72,7 +72,7 @@ function responseSchema(route: Route): Json {
   if (route.kind === 'read') return ref(route.shape.name);
   if (route.envelope === 'array') return { type: 'array', items: ref(route.shape.name) };
   const shapes = shapesOf(route).map((shape) => ref(shape.name));
-  return bundleOf(shapes.length === 1 ? shapes[0]! : { anyOf: shapes }, route.bundleType ?? 'searchset');
+  return bundleOf(shapes.length === 1 ? shapes[0]! : { anyOf: shapes }, route.bundleType);
 }
 
 function parameterObjects(route: Route): Json[] {

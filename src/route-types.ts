@@ -34,6 +34,8 @@ export interface UpstreamQuery {
    * a patient's care, whose `_include` brings the records of this type.
    */
   patientScope?: { resourceType: string; include: string };
+  /** Element naming the record's patient, for by-id reads given `patient`; default `subject`, then `patient`. */
+  patientElement?: string;
   /** Parameters always sent, e.g. the category that makes an Observation an Assessment. */
   fixed?: ReadonlyArray<readonly [string, string]>;
   /** `_include` values: referenced resources the mapper reads, fetched in the same round trip. */
@@ -57,14 +59,24 @@ interface RouteBase {
   shape: LegacyShape;
 }
 
-export interface SearchRoute extends RouteBase {
+interface SearchRouteBase extends RouteBase {
   kind: 'search';
-  envelope: 'bundle' | 'array';
-  /** Required when the envelope is a Bundle. */
-  bundleType?: BundleType;
   /** Included resources that become Bundle entries of their own (Provenance), by resource type. */
   includedEntries?: Readonly<Record<string, LegacyShape>>;
 }
+
+/** A search answered as a Bundle, whose `type` spelling each route must state. */
+export interface BundleSearchRoute extends SearchRouteBase {
+  envelope: 'bundle';
+  bundleType: BundleType;
+}
+
+/** A search answered as a bare JSON array (Assessments, Orders). */
+export interface ArraySearchRoute extends SearchRouteBase {
+  envelope: 'array';
+}
+
+export type SearchRoute = BundleSearchRoute | ArraySearchRoute;
 
 export interface ReadRoute extends RouteBase {
   kind: 'read';

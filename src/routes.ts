@@ -21,7 +21,8 @@ import { procedureShape } from '../mappers/procedure.mapper.ts';
 import { provenanceShape } from '../mappers/provenance.mapper.ts';
 import { specimenShape } from '../mappers/specimen.mapper.ts';
 import type { ParamName } from './params.ts';
-import type { Route, UpstreamQuery } from './route-types.ts';
+import type { BundleSearchRoute, ReadRoute, Route, SearchRoute, UpstreamQuery } from './route-types.ts';
+import type { LegacyShape } from '../mappers/legacy-shape.ts';
 
 const DATED: readonly ParamName[] = ['patient', 'start_date', 'end_date'];
 const CODED: readonly ParamName[] = [...DATED, 'code', 'category', 'date'];
@@ -37,7 +38,7 @@ const allergy: UpstreamQuery = { resourceType: 'AllergyIntolerance', dateParam: 
 const immunization: UpstreamQuery = { resourceType: 'Immunization', dateParam: 'date' };
 const condition: UpstreamQuery = { resourceType: 'Condition', dateParam: 'onset-date', include: withPatient('Condition') };
 /** Coverage has no date search parameter in FHIR R4: the dates are compared with its period here. */
-const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period' };
+const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period', patientElement: 'beneficiary' };
 const sdohGoal: UpstreamQuery = { resourceType: 'Goal', dateParam: 'start-date', fixed: [['category', 'sdoh']], include: withPatient('Goal') };
 const specimen: UpstreamQuery = { resourceType: 'Specimen', dateParam: 'collected', include: withPatient('Specimen') };
 /** A practitioner "of a patient" is one who took part in the patient's encounters. */
@@ -49,70 +50,92 @@ const encounter: UpstreamQuery = {
   revinclude: ['DocumentReference:encounter', 'ServiceRequest:encounter', 'Condition:encounter'],
 };
 
+/** A by-id read: every one requires the token (spec section 5: 401 without it). */
+function read(name: string, path: string, summary: string, upstream: UpstreamQuery, shape: LegacyShape, params = BY_ID): ReadRoute {
+  return { name, kind: 'read', method: 'GET', path, summary, auth: 'token-required', params, upstream, shape, envelope: 'record' };
+}
+
+/** The `POST …/_search` form of a GET search: same parameters, query, shape, envelope and policy. */
+function postSearchOf(search: SearchRoute, path = `${search.path}/_search`): SearchRoute {
+  return { ...search, name: `${search.name}-post`, method: 'POST', path, summary: `${search.summary} (form body)` };
+}
+
+/** A Bundle search of one kind. */
+function bundleSearch(route: Omit<BundleSearchRoute, 'kind' | 'method' | 'envelope'>): BundleSearchRoute {
+  return { kind: 'search', method: 'GET', envelope: 'bundle', ...route };
+}
+
+const diagnosticReportSearch = bundleSearch({ name: 'DiagnosticReport.search', path: '/api/DiagnosticReport', summary: 'Search diagnostic reports', auth: 'optional', params: CODED, upstream: diagnosticReport, shape: diagnosticReportSearchEntry, bundleType: 'searchset' });
+const carePlanSearch = bundleSearch({ name: 'CarePlan.search', path: '/api/CarePlan', summary: 'Search care plans', auth: 'optional', params: [...DATED, 'category'], upstream: carePlan, shape: carePlanShape, bundleType: 'search set' });
+const careTeamSearch = bundleSearch({ name: 'CareTeam.search', path: '/api/CareTeam', summary: 'Search care teams', auth: 'optional', params: [...DATED, 'status'], upstream: careTeam, shape: careTeamShape, bundleType: 'searchset' });
+const allergySearch = bundleSearch({ name: 'AllergyIntolerance.search', path: '/api/AllergyIntolerance', summary: 'Search allergies', auth: 'forbidden-without-token', params: DATED, upstream: allergy, shape: allergyIntoleranceShape, bundleType: 'searchset' });
+const immunizationSearch = bundleSearch({ name: 'Immunization.search', path: '/api/Immunization', summary: 'Search immunizations', auth: 'forbidden-without-token', params: DATED, upstream: immunization, shape: immunizationShape, bundleType: 'searchset' });
+const coverageSearch = bundleSearch({ name: 'Coverage.search', path: '/api/Coverage', summary: 'Search coverage', auth: 'optional', params: DATED, upstream: coverage, shape: coverageShape, bundleType: 'searchset' });
+
 export const ROUTES: readonly Route[] = [
   // DiagnosticReport (spec 2.3)
-  { name: 'DiagnosticReport.search', kind: 'search', method: 'GET', path: '/api/DiagnosticReport', summary: 'Search diagnostic reports', auth: 'optional', params: CODED, upstream: diagnosticReport, shape: diagnosticReportSearchEntry, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'DiagnosticReport.read', kind: 'read', method: 'GET', path: '/api/DiagnosticReport/:id', summary: 'Read one diagnostic report', auth: 'token-required', params: BY_ID, upstream: diagnosticReport, shape: diagnosticReportRecord, envelope: 'record' },
-  { name: 'DiagnosticReport.search-post', kind: 'search', method: 'POST', path: '/api/DiagnosticReport/_search', summary: 'Search diagnostic reports (form body)', auth: 'optional', params: CODED, upstream: diagnosticReport, shape: diagnosticReportSearchEntry, envelope: 'bundle', bundleType: 'searchset' },
+  diagnosticReportSearch,
+  read('DiagnosticReport.read', '/api/DiagnosticReport/:id', 'Read one diagnostic report', diagnosticReport, diagnosticReportRecord),
+  postSearchOf(diagnosticReportSearch),
 
   // CarePlan (spec 2.4): two descriptions; the second (no /api) requires the token.
-  { name: 'CarePlan.search', kind: 'search', method: 'GET', path: '/api/CarePlan', summary: 'Search care plans', auth: 'optional', params: [...DATED, 'category'], upstream: carePlan, shape: carePlanShape, envelope: 'bundle', bundleType: 'search set' },
-  { name: 'CarePlan.read', kind: 'read', method: 'GET', path: '/api/CarePlan/:id', summary: 'Read one care plan', auth: 'token-required', params: BY_ID, upstream: carePlan, shape: carePlanShape, envelope: 'record' },
-  { name: 'CarePlan.search-post', kind: 'search', method: 'POST', path: '/api/CarePlan/_search', summary: 'Search care plans (form body)', auth: 'optional', params: [...DATED, 'category'], upstream: carePlan, shape: carePlanShape, envelope: 'bundle', bundleType: 'search set' },
-  { name: 'CarePlan.search-second', kind: 'search', method: 'GET', path: '/CarePlan', summary: 'Search care plans (second description: token required)', auth: 'token-required', params: [...DATED, 'category'], upstream: carePlan, shape: carePlanShape, envelope: 'bundle', bundleType: 'search set' },
-  { name: 'CarePlan.read-second', kind: 'read', method: 'GET', path: '/CarePlan/:id', summary: 'Read one care plan (second description: token required)', auth: 'token-required', params: BY_ID, upstream: carePlan, shape: carePlanShape, envelope: 'record' },
-  { name: 'CarePlan.search-get-search', kind: 'search', method: 'GET', path: '/CarePlan/_search', summary: 'Care Plan Search (second description: token required)', auth: 'token-required', params: [...DATED, 'category'], upstream: carePlan, shape: carePlanShape, envelope: 'bundle', bundleType: 'search set' },
+  carePlanSearch,
+  read('CarePlan.read', '/api/CarePlan/:id', 'Read one care plan', carePlan, carePlanShape),
+  postSearchOf(carePlanSearch),
+  { ...carePlanSearch, name: 'CarePlan.search-second', path: '/CarePlan', summary: 'Search care plans (second description: token required)', auth: 'token-required' },
+  read('CarePlan.read-second', '/CarePlan/:id', 'Read one care plan (second description: token required)', carePlan, carePlanShape),
+  { ...carePlanSearch, name: 'CarePlan.search-get-search', path: '/CarePlan/_search', summary: 'Care Plan Search (second description: token required)', auth: 'token-required' },
 
   // CareTeam (spec 2.5)
-  { name: 'CareTeam.search', kind: 'search', method: 'GET', path: '/api/CareTeam', summary: 'Search care teams', auth: 'optional', params: [...DATED, 'status'], upstream: careTeam, shape: careTeamShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'CareTeam.read', kind: 'read', method: 'GET', path: '/api/CareTeam/:id', summary: 'Read one care team', auth: 'token-required', params: BY_ID, upstream: careTeam, shape: careTeamShape, envelope: 'record' },
-  { name: 'CareTeam.search-post', kind: 'search', method: 'POST', path: '/api/CareTeam/_search', summary: 'Search care teams (form body)', auth: 'optional', params: [...DATED, 'status'], upstream: careTeam, shape: careTeamShape, envelope: 'bundle', bundleType: 'searchset' },
+  careTeamSearch,
+  read('CareTeam.read', '/api/CareTeam/:id', 'Read one care team', careTeam, careTeamShape),
+  postSearchOf(careTeamSearch),
 
   // AllergyIntolerance (spec 2.6): the POST path is misspelled in the interface; both spellings are served.
-  { name: 'AllergyIntolerance.search', kind: 'search', method: 'GET', path: '/api/AllergyIntolerance', summary: 'Search allergies', auth: 'forbidden-without-token', params: DATED, upstream: allergy, shape: allergyIntoleranceShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'AllergyIntolerance.read', kind: 'read', method: 'GET', path: '/api/AllergyIntolerance/:id', summary: 'Read one allergy', auth: 'token-required', params: BY_ID, upstream: allergy, shape: allergyIntoleranceShape, envelope: 'record' },
-  { name: 'AllergyIntolerance.search-post-misspelled', kind: 'search', method: 'POST', path: '/api/AlleryIntolerance/_search', summary: 'Search allergies (form body; path spelled as in the interface)', auth: 'forbidden-without-token', params: DATED, upstream: allergy, shape: allergyIntoleranceShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'AllergyIntolerance.search-post', kind: 'search', method: 'POST', path: '/api/AllergyIntolerance/_search', summary: 'Search allergies (form body)', auth: 'forbidden-without-token', params: DATED, upstream: allergy, shape: allergyIntoleranceShape, envelope: 'bundle', bundleType: 'searchset' },
+  allergySearch,
+  read('AllergyIntolerance.read', '/api/AllergyIntolerance/:id', 'Read one allergy', allergy, allergyIntoleranceShape),
+  { ...postSearchOf(allergySearch, '/api/AlleryIntolerance/_search'), name: 'AllergyIntolerance.search-post-misspelled' },
+  postSearchOf(allergySearch),
 
   // Immunization (spec 2.7)
-  { name: 'Immunization.search', kind: 'search', method: 'GET', path: '/api/Immunization', summary: 'Search immunizations', auth: 'forbidden-without-token', params: DATED, upstream: immunization, shape: immunizationShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Immunization.read', kind: 'read', method: 'GET', path: '/api/Immunization/:id', summary: 'Read one immunization', auth: 'token-required', params: BY_ID, upstream: immunization, shape: immunizationShape, envelope: 'record' },
-  { name: 'Immunization.search-post', kind: 'search', method: 'POST', path: '/api/Immunization/_search', summary: 'Search immunizations (form body)', auth: 'forbidden-without-token', params: DATED, upstream: immunization, shape: immunizationShape, envelope: 'bundle', bundleType: 'searchset' },
+  immunizationSearch,
+  read('Immunization.read', '/api/Immunization/:id', 'Read one immunization', immunization, immunizationShape),
+  postSearchOf(immunizationSearch),
 
   // Condition (spec 2.8)
-  { name: 'Condition.search', kind: 'search', method: 'GET', path: '/Condition', summary: 'Search conditions', auth: 'optional', params: [...DATED, 'category'], upstream: condition, shape: conditionShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Condition.read', kind: 'read', method: 'GET', path: '/Condition/:id', summary: 'Read one condition', auth: 'token-required', params: BY_ID, upstream: condition, shape: conditionShape, envelope: 'record' },
+  bundleSearch({ name: 'Condition.search', path: '/Condition', summary: 'Search conditions', auth: 'optional', params: [...DATED, 'category'], upstream: condition, shape: conditionShape, bundleType: 'searchset' }),
+  read('Condition.read', '/Condition/:id', 'Read one condition', condition, conditionShape),
 
   // Encounter (spec 2.9)
-  { name: 'Encounter.search', kind: 'search', method: 'GET', path: '/Encounter', summary: 'Search encounters', auth: 'optional', params: ['patient'], upstream: encounter, shape: encounterShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Encounter.read', kind: 'read', method: 'GET', path: '/Encounter/:id', summary: 'Read one encounter', auth: 'token-required', params: BY_ID, upstream: encounter, shape: encounterShape, envelope: 'record' },
+  bundleSearch({ name: 'Encounter.search', path: '/Encounter', summary: 'Search encounters', auth: 'optional', params: ['patient'], upstream: encounter, shape: encounterShape, bundleType: 'searchset' }),
+  read('Encounter.read', '/Encounter/:id', 'Read one encounter', encounter, encounterShape),
 
   // Assessment (spec 2.10): survey-category Observations, a bare array.
   { name: 'Assessments.search', kind: 'search', method: 'GET', path: '/api/Assessments', summary: 'Search assessments (survey observations)', auth: 'forbidden-without-token', params: DATED, upstream: { resourceType: 'Observation', dateParam: 'date', fixed: [['category', 'survey']], include: withPatient('Observation') }, shape: assessmentShape, envelope: 'array' },
 
   // Coverage (spec 2.11)
-  { name: 'Coverage.search', kind: 'search', method: 'GET', path: '/api/Coverage', summary: 'Search coverage', auth: 'optional', params: DATED, upstream: coverage, shape: coverageShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Coverage.read', kind: 'read', method: 'GET', path: '/api/Coverage/:id', summary: 'Read one coverage', auth: 'token-required', params: BY_ID, upstream: coverage, shape: coverageShape, envelope: 'record' },
-  { name: 'Coverage.search-post', kind: 'search', method: 'POST', path: '/api/Coverage/_search', summary: 'Search coverage (form body)', auth: 'optional', params: DATED, upstream: coverage, shape: coverageShape, envelope: 'bundle', bundleType: 'searchset' },
+  coverageSearch,
+  read('Coverage.read', '/api/Coverage/:id', 'Read one coverage', coverage, coverageShape),
+  postSearchOf(coverageSearch),
 
   // Observation with Provenance (spec 2.12)
-  { name: 'Observation.search', kind: 'search', method: 'GET', path: '/Observation', summary: 'Search observations, optionally with their Provenance', auth: 'token-required', params: [...CODED, '_revinclude'], upstream: { resourceType: 'Observation', dateParam: 'date', include: withPatient('Observation') }, shape: observationShape, envelope: 'bundle', bundleType: 'search set', includedEntries: { Provenance: provenanceShape } },
+  bundleSearch({ name: 'Observation.search', path: '/Observation', summary: 'Search observations, optionally with their Provenance', auth: 'token-required', params: [...CODED, '_revinclude'], upstream: { resourceType: 'Observation', dateParam: 'date', include: withPatient('Observation') }, shape: observationShape, bundleType: 'search set', includedEntries: { Provenance: provenanceShape } }),
 
   // Procedure (spec 2.13)
-  { name: 'Procedure.search', kind: 'search', method: 'GET', path: '/Procedure', summary: 'Search procedures', auth: 'token-required', params: [...DATED, 'date'], upstream: { resourceType: 'Procedure', dateParam: 'date', include: withPatient('Procedure') }, shape: procedureShape, envelope: 'bundle', bundleType: 'search set' },
+  bundleSearch({ name: 'Procedure.search', path: '/Procedure', summary: 'Search procedures', auth: 'token-required', params: [...DATED, 'date'], upstream: { resourceType: 'Procedure', dateParam: 'date', include: withPatient('Procedure') }, shape: procedureShape, bundleType: 'search set' }),
 
   // Order (spec 2.14): ServiceRequests with the reports based on them, a bare array.
   { name: 'Orders.search', kind: 'search', method: 'GET', path: '/Orders', summary: 'Search orders', auth: 'forbidden-without-token', params: DATED, upstream: { resourceType: 'ServiceRequest', dateParam: 'authored', revinclude: ['DiagnosticReport:based-on'] }, shape: orderShape, envelope: 'array' },
 
   // Goal, social-determinants side (spec 2.15)
-  { name: 'SDOHGoal.search', kind: 'search', method: 'GET', path: '/api/SDOHGoal', summary: 'Search social-determinants goals', auth: 'optional', params: DATED, upstream: sdohGoal, shape: goalShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'SDOHGoal.read', kind: 'read', method: 'GET', path: '/api/SDOHGoal/:id', summary: 'Read one social-determinants goal', auth: 'token-required', params: BY_ID, upstream: sdohGoal, shape: goalShape, envelope: 'record' },
+  bundleSearch({ name: 'SDOHGoal.search', path: '/api/SDOHGoal', summary: 'Search social-determinants goals', auth: 'optional', params: DATED, upstream: sdohGoal, shape: goalShape, bundleType: 'searchset' }),
+  read('SDOHGoal.read', '/api/SDOHGoal/:id', 'Read one social-determinants goal', sdohGoal, goalShape),
 
   // Specimen (spec 2.16)
-  { name: 'Specimen.search', kind: 'search', method: 'GET', path: '/api/Specimen', summary: 'Search specimens', auth: 'optional', params: DATED, upstream: specimen, shape: specimenShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Specimen.read', kind: 'read', method: 'GET', path: '/api/Specimen/:id', summary: 'Read one specimen', auth: 'token-required', params: BY_ID, upstream: specimen, shape: specimenShape, envelope: 'record' },
+  bundleSearch({ name: 'Specimen.search', path: '/api/Specimen', summary: 'Search specimens', auth: 'optional', params: DATED, upstream: specimen, shape: specimenShape, bundleType: 'searchset' }),
+  read('Specimen.read', '/api/Specimen/:id', 'Read one specimen', specimen, specimenShape),
 
-  // Practitioner (spec 2.17)
-  { name: 'Practitioner.search', kind: 'search', method: 'GET', path: '/Practitioner', summary: 'Search practitioners', auth: 'optional', params: ['patient'], upstream: practitioner, shape: practitionerShape, envelope: 'bundle', bundleType: 'searchset' },
-  { name: 'Practitioner.read', kind: 'read', method: 'GET', path: '/Practitioner/:id', summary: 'Read one practitioner', auth: 'token-required', params: [], upstream: { resourceType: 'Practitioner' }, shape: practitionerShape, envelope: 'record' },
+  // Practitioner (spec 2.17): directory data, no owning patient.
+  bundleSearch({ name: 'Practitioner.search', path: '/Practitioner', summary: 'Search practitioners', auth: 'optional', params: ['patient'], upstream: practitioner, shape: practitionerShape, bundleType: 'searchset' }),
+  read('Practitioner.read', '/Practitioner/:id', 'Read one practitioner', { resourceType: 'Practitioner' }, practitionerShape, []),
 ];

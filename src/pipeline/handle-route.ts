@@ -85,7 +85,7 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
   const payload =
     route.envelope === 'array'
       ? entries.map((entry) => entry.resource)
-      : legacyBundle(route.bundleType ?? 'searchset', entries, deps.newBundleId());
+      : legacyBundle(route.bundleType, entries, deps.newBundleId());
   return { payload, upstreamPages: result.pages };
 }
 
@@ -110,12 +110,26 @@ function filterByPeriod(resources: FhirResource[], element: string | undefined, 
   if (element === undefined || (from === undefined && to === undefined)) return resources;
   return resources.filter((resource) => {
     const period = resource[element] as { start?: unknown; end?: unknown } | undefined;
-    const start = datePart(period?.start);
-    const end = datePart(period?.end);
+    const start = dateBound(period?.start, 'first');
+    const end = dateBound(period?.end, 'last');
     // As in FHIR date search, a record with no period at all does not match a date filter.
     if (start === undefined && end === undefined) return false;
     return (to === undefined || start === undefined || start <= to) && (from === undefined || end === undefined || end >= from);
   });
+}
+
+/** The first or last day a FHIR date of any precision (`2019`, `2019-05`, `2019-05-04…`) covers. */
+function dateBound(value: unknown, which: 'first' | 'last'): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const day = datePart(value);
+  if (day !== undefined) return day;
+  const partial = /^(\d{4})(?:-(\d{2}))?$/.exec(value);
+  if (!partial) return undefined;
+  const [, year, month] = partial;
+  if (which === 'first') return `${year}-${month ?? '01'}-01`;
+  if (month === undefined) return `${year}-12-31`;
+  const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+  return `${year}-${month}-${String(lastDay).padStart(2, '0')}`;
 }
 
 async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
@@ -136,7 +150,7 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
     resource = await deps.client.read(resourceType, id, request.token);
   }
   // A record of another patient than the one asked for is treated as not there (spec 4.2 `patient`).
-  if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient))) {
+  if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient, route.upstream.patientElement))) {
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
   return { payload: route.shape.map(resource, createMapContext([resource, ...includedResources])), upstreamPages };
@@ -146,8 +160,8 @@ function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
   return { resourceType: resource.resourceType, id: resource.id ?? '', resource: mapped };
 }
 
-function belongsToPatient(resource: FhirResource, patientId: string): boolean {
-  const owner = resource.subject ?? resource.patient;
+function belongsToPatient(resource: FhirResource, patientId: string, element: string | undefined): boolean {
+  const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
   const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
   return normalizeReference(reference) === `Patient/${patientId}`;
 }

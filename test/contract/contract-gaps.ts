@@ -33,6 +33,9 @@ export function contractGaps(
     if (route.kind === 'read' && scenario.idFrom === undefined) gaps.push(`${route.name}: no record to read by id`);
     for (const param of route.params) {
       if (invalidValues[param] === undefined) gaps.push(`${route.name}: no bad-input case for ${param}`);
+      // `patient` is in every scenario's query; `_revinclude` adds records rather than filtering.
+      const isFilter = route.kind === 'search' && param !== 'patient' && param !== '_revinclude';
+      if (isFilter && scenario.filters?.[param] === undefined) gaps.push(`${route.name}: no filter case for ${param}`);
     }
   }
   const names = new Set(routes.map((route) => route.name));

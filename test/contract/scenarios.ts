@@ -10,11 +10,25 @@ export interface RouteScenario {
   idFrom?: string;
   /** Status expected without a token; the contract checks it agrees with the route's auth policy. */
   withoutToken: 200 | 401 | 403;
-  /** Valid values for the filters the route takes, each checked to narrow the unfiltered answer. */
+  /**
+   * A value for each filter the route takes that keeps some of the patient's records. The contract
+   * checks it answers a non-empty subset, and that the filter's OUTSIDE_VALUES answer fewer records
+   * than no filter: together, the filter is applied and does not drop everything.
+   */
   filters?: Record<string, string>;
 }
 
-const DATES = { start_date: '2023-01-01', end_date: '2024-06-30' };
+/** For each filter, a value that matches none of the generated records. */
+export const OUTSIDE_VALUES: Record<string, string> = {
+  start_date: '2099-01-01',
+  end_date: '2000-01-01',
+  date: 'lt2000-01-01',
+  code: 'no-such-code',
+  category: 'no-such-category',
+  status: 'entered-in-error',
+};
+
+const DATES = { start_date: '2015-01-01', end_date: '2099-12-31' };
 
 const search = (withoutToken: RouteScenario['withoutToken'], filters: Record<string, string> = {}): RouteScenario => ({
   query: 'patient={patient}',
@@ -26,13 +40,13 @@ const read = (idFrom: string): RouteScenario => ({ query: '', idFrom, withoutTok
 export const SCENARIOS: Record<string, RouteScenario> = {
   'DiagnosticReport.search': search(200, { code: '4548-4', category: 'LAB', date: 'ge2024-01-01' }),
   'DiagnosticReport.read': read('DiagnosticReport?patient=Patient/{patient}'),
-  'DiagnosticReport.search-post': search(200, { category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB' }),
+  'DiagnosticReport.search-post': search(200, { code: 'http://loinc.org|4548-4', category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB', date: 'le2024-01-01' }),
   'CarePlan.search': search(200, { category: 'assess-plan' }),
   'CarePlan.read': read('CarePlan?patient=Patient/{patient}'),
-  'CarePlan.search-post': search(200),
-  'CarePlan.search-second': search(401),
+  'CarePlan.search-post': search(200, { category: 'assess-plan' }),
+  'CarePlan.search-second': search(401, { category: 'http://hl7.org/fhir/us/core/CodeSystem/careplan-category|assess-plan' }),
   'CarePlan.read-second': read('CarePlan?patient=Patient/{patient}'),
-  'CarePlan.search-get-search': search(401),
+  'CarePlan.search-get-search': search(401, { category: 'assess-plan' }),
   'CareTeam.search': search(200, { status: 'active' }),
   'CareTeam.read': read('CareTeam?patient=Patient/{patient}'),
   'CareTeam.search-post': search(200, { status: 'proposed' }),
