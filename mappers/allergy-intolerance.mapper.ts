@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, object, objects, systemCodeSchema, systemCodes, text, withDefined, type Json,
+  codeableConceptSchema, legacyConcept, object, objects, systemCodes, systemCodeSchema, text, withDefined, type
+  Json,
 } from './fhir-values.ts';
-import { legacyConcept } from './fhir-values-more.ts';
 import { defineShape, namedReference, type MapContext } from './legacy-shape.ts';
 
 const statusSchema = v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) }));

@@ -4,7 +4,10 @@
  * See docs/decisions.md ("Assessments").
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, codings, displayedReferenceSchema, effectiveTimestamp, legacyMeta, object, text, withDefined } from './fhir-values.ts';
+import {
+  codeableConceptSchema, codings, displayedReferenceSchema, effectiveTimestamp, legacyConcept, legacyMeta,
+  object, text, withDefined,
+} from './fhir-values.ts';
 import { defineShape, namedReference } from './legacy-shape.ts';
 
 export const assessmentShape = defineShape({
@@ -21,7 +24,7 @@ export const assessmentShape = defineShape({
     resourceType: 'Assessment',
     meta: JSON.stringify(legacyMeta(observation)),
     status: text(observation.status) ?? 'unknown',
-    code: withDefined({ coding: codings(observation.code), text: text(object(observation.code)?.text) }),
+    code: legacyConcept(observation.code) ?? { coding: [] },
     subject: namedReference(observation.subject, context) ?? { reference: '' },
     effectiveDateTime: effectiveTimestamp(observation) ?? '',
   }),

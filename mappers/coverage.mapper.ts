@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { text } from './fhir-values.ts';
 import {
   fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirReferenceSchema, writtenArray, writtenObject,
-} from './fhir-values-more.ts';
+} from './fhir-passthrough.ts';
 import { defineShape } from './legacy-shape.ts';
 
 /** FHIR Coverage.class: type and value are 1..1 there. */

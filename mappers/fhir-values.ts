@@ -89,6 +89,12 @@ export function codings(concept: unknown): Json[] {
   );
 }
 
+/** The legacy CodeableConcept `{coding: [coding], text?}` (spec 2 notation); undefined when not written. */
+export function legacyConcept(value: unknown): Json | undefined {
+  const concept = object(value);
+  return concept ? withDefined({ coding: codings(concept), text: text(concept.text) }) : undefined;
+}
+
 /** `{system, code}` codings only (the legacy shapes that show no display). */
 export function systemCodes(concept: unknown): Json[] {
   return objects(object(concept)?.coding).map((coding) => withDefined({ system: text(coding.system), code: text(coding.code) }));

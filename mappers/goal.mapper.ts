@@ -6,10 +6,10 @@
  * be read by id; no `meta` (spec 2.2 does not list Goal).
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, displayedReferenceSchema, text } from './fhir-values.ts';
+import { codeableConceptSchema, displayedReferenceSchema, legacyConcept, text } from './fhir-values.ts';
 import {
-  fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, legacyConcept, writtenArray,
-} from './fhir-values-more.ts';
+  fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, writtenArray,
+} from './fhir-passthrough.ts';
 import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** FHIR Goal.target, with its detail[x] and due[x] choices. */

@@ -5,8 +5,9 @@
  * never loses its reason; `null` when the upstream gives no reason at all (as on a completed one).
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, object, objects, referenceOf, referenceSchema, text, type Json } from './fhir-values.ts';
-import { legacyConcept } from './fhir-values-more.ts';
+import {
+  codeableConceptSchema, legacyConcept, object, objects, referenceOf, referenceSchema, text, type Json,
+} from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
 function statusReason(value: unknown): Json | null {

@@ -4,8 +4,8 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, codingSchema, codings, displayedReferenceSchema, effectiveTimestamp, object, objects,
-  systemCodeSchema, systemCodes, text, withDefined,
+  codeableConceptSchema, codings, codingSchema, displayedReferenceSchema, effectiveTimestamp, legacyConcept,
+  object, objects, systemCodes, systemCodeSchema, text, withDefined,
 } from './fhir-values.ts';
 import { defineShape, namedReference } from './legacy-shape.ts';
 
@@ -18,7 +18,7 @@ const PASSED_THROUGH_VALUES = [
 /** One component: its code in the legacy form, its value[x] as FHIR writes it. */
 function component(part: Record<string, unknown>): Record<string, unknown> {
   const values = Object.fromEntries(Object.entries(part).filter(([key]) => key.startsWith('value') || key === 'dataAbsentReason'));
-  return { code: withDefined({ coding: codings(part.code), text: text(object(part.code)?.text) }), ...values };
+  return { code: legacyConcept(part.code) ?? { coding: [] }, ...values };
 }
 
 export const observationShape = defineShape({
@@ -47,7 +47,7 @@ export const observationShape = defineShape({
       status: text(observation.status),
       issued: text(observation.issued),
       category: objects(observation.category).map((c) => ({ coding: codings(c) })),
-      code: withDefined({ coding: codings(observation.code), text: text(object(observation.code)?.text) }),
+      code: legacyConcept(observation.code) ?? { coding: [] },
       subject: namedReference(observation.subject, context),
       effectiveDateTime: effectiveTimestamp(observation),
       valueCodeableConcept: concept ? { coding: systemCodes(concept) } : undefined,

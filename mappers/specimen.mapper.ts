@@ -9,7 +9,7 @@ import { displayedReferenceSchema } from './fhir-values.ts';
 import {
   fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirQuantitySchema, fhirReferenceSchema,
   writtenArray, writtenObject,
-} from './fhir-values-more.ts';
+} from './fhir-passthrough.ts';
 import { defineShape, namedReference } from './legacy-shape.ts';
 
 /** FHIR Specimen.collection, with its collected[x] and fastingStatus[x] choices. */

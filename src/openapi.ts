@@ -6,7 +6,7 @@ import { toJsonSchema, type JsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { servedPaths } from './served-paths.ts';
 import { ERROR_CATALOG } from './errors.ts';
-import { PARAMETERS } from './params.ts';
+import { PARAMETERS, type ParamName } from './params.ts';
 import type { LegacyShape } from '../mappers/legacy-shape.ts';
 import type { Route } from './route-types.ts';
 
@@ -75,13 +75,19 @@ function responseSchema(route: Route): Json {
   return bundleOf(shapes.length === 1 ? shapes[0]! : { anyOf: shapes }, route.bundleType);
 }
 
+/** A parameter's schema; a repeatable one (`date`) is an array of values. */
+function parameterSchema(name: ParamName): JsonSchema {
+  const one = jsonSchema(PARAMETERS[name].schema);
+  return PARAMETERS[name].repeatable ? ({ type: 'array', items: one } as JsonSchema) : one;
+}
+
 function parameterObjects(route: Route): Json[] {
   const query = route.params.map((name) => ({
     name,
     in: 'query',
     required: false,
     description: PARAMETERS[name].description,
-    schema: jsonSchema(PARAMETERS[name].schema),
+    schema: parameterSchema(name),
     ...(PARAMETERS[name].repeatable ? { explode: true, style: 'form' } : {}),
   }));
   const id = route.kind === 'read' ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$' } }] : [];
@@ -90,9 +96,9 @@ function parameterObjects(route: Route): Json[] {
 
 function operation(route: Route): Json {
   const errors: Record<string, Json> = {};
-  const errorStatuses = new Set([400, 404, 502, 504, route.auth === 'forbidden-without-token' ? 403 : 401]);
-  if (route.kind === 'read') errorStatuses.add(401);
-  for (const status of [...errorStatuses].sort()) {
+  // 401 and 403 can come from every operation: a malformed token, or the upstream refusing one.
+  const errorStatuses = [400, 401, 403, 404, ...(route.method === 'POST' ? [413, 415] : []), 414, 500, 502, 504];
+  for (const status of errorStatuses) {
     errors[String(status)] = { description: 'OperationOutcome', content: { 'application/json': { schema: { $ref: '#/components/schemas/OperationOutcome' } } } };
   }
   const tokenSchemes = [{ accessToken: [] }, { bearer: [] }];
@@ -109,7 +115,13 @@ function operation(route: Route): Json {
             required: false,
             content: {
               'application/x-www-form-urlencoded': {
-                schema: { type: 'object', properties: Object.fromEntries(route.params.map((name) => [name, jsonSchema(PARAMETERS[name].schema)])) },
+                schema: {
+                  type: 'object',
+                  properties: {
+                    ...Object.fromEntries(route.params.map((name) => [name, parameterSchema(name)])),
+                    access_token: { type: 'string', description: 'The token may also travel in the form body' },
+                  },
+                },
               },
             },
           },

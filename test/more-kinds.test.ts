@@ -115,9 +115,13 @@ describe('Procedure, SDOHGoal, Specimen and Practitioner', () => {
     for (const specimen of resources(await bundle('/api/Specimen'))) expect(Array.isArray(specimen.container)).toBe(true);
   });
 
-  it('returns the practitioners of the patient\'s encounters, with telecom and address', async () => {
+  it('returns exactly the practitioners of the patient\'s encounters, with telecom and address', async () => {
     const found = resources(await bundle('/Practitioner'));
-    expect(found.length).toBeGreaterThan(0);
+    const encounters = await service.fhirSearch('Encounter', `patient=Patient/${patient.id}`);
+    const participants = new Set(
+      encounters.flatMap((encounter) => (encounter.participant as { individual?: { reference: string } }[]).map((p) => p.individual?.reference)),
+    );
+    expect(found.map((practitioner) => `Practitioner/${practitioner.id}`).sort()).toEqual([...participants].filter((ref) => ref?.startsWith('Practitioner/')).sort());
     for (const practitioner of found) {
       expect((practitioner.telecom as unknown[]).length).toBeGreaterThan(0);
       expect((practitioner.address as unknown[]).length).toBeGreaterThan(0);
@@ -133,6 +137,27 @@ describe('POST _search', () => {
     const viaPost = (await response.json()) as LegacyBundle;
     expect(viaPost.type).toBe(viaGet.type);
     expect(viaPost.entry.map((e) => e.full_url)).toEqual(viaGet.entry.map((e) => e.full_url));
+  });
+});
+
+describe('POST _search parameters', () => {
+  const post = (path: string, body: string, query = '') => service.get(`${path}/_search${query}`, form(body));
+
+  it('refuses a single-valued parameter given in both the body and the query', async () => {
+    expect((await post('/api/CareTeam', `patient=${patient.id}`, `?patient=${patient.id}`)).status).toBe(400);
+  });
+
+  it('ANDs a date given in the body with one in the query', async () => {
+    const both = (await (await post('/api/DiagnosticReport', `patient=${patient.id}&date=ge2022-01-01`, '?date=lt2023-01-01')).json()) as LegacyBundle;
+    const viaGet = await bundle('/api/DiagnosticReport?date=ge2022-01-01&date=lt2023-01-01');
+    expect(both.total).toBeGreaterThan(0);
+    expect(both.entry.map((e) => e.full_url)).toEqual(viaGet.entry.map((e) => e.full_url));
+  });
+
+  it('takes the token from the body on a route that needs one, and refuses two of them', async () => {
+    expect((await post('/api/Immunization', `patient=${patient.id}`)).status).toBe(403);
+    expect((await post('/api/Immunization', `patient=${patient.id}&access_token=t`)).status).toBe(200);
+    expect((await post('/api/Immunization', `patient=${patient.id}&access_token=t`, '?access_token=t')).status).toBe(400);
   });
 });
 

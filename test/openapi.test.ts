@@ -20,8 +20,10 @@ const unusedClient = new FhirClient({
 
 interface Operation {
   operationId: string;
-  parameters: { name: string; in: string }[];
-  responses: Record<string, { content: { 'application/json': { schema: object } } }>;
+  parameters: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+  security: object[];
+  responses: Record<string, { content: { 'application/json': { schema: Record<string, unknown> } } }>;
 }
 
 async function fetchDocument(): Promise<{ openapi: string; paths: Record<string, Record<string, Operation>> }> {
@@ -39,15 +41,24 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('lists every served path of every route, with its parameters and 200 response schema', async () => {
+  it('lists every served path of every route, with its parameters, body, security and response schema', async () => {
     const document = await fetchDocument();
+    const shapeRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
     for (const { route, path } of servedPaths(ROUTES)) {
       const operation = document.paths[path.replace(':id', '{id}')]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${path}`).toBeDefined();
-      const names = operation!.parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
-      expect(names).toEqual([...route.params]);
-      expect(operation!.responses['200']?.content['application/json'].schema).toBeDefined();
-      expect(Object.keys(operation!.responses)).toContain(route.auth === 'forbidden-without-token' ? '403' : '400');
+      const op = operation!;
+      expect(op.parameters.filter((p) => p.in === 'query').map((p) => p.name)).toEqual([...route.params]);
+      expect(op.parameters.some((p) => p.in === 'path' && p.name === 'id' && p.required)).toBe(route.kind === 'read');
+      expect(op.requestBody !== undefined).toBe(route.method === 'POST');
+      if (op.requestBody) expect(Object.keys(op.requestBody.content['application/x-www-form-urlencoded']!.schema.properties)).toEqual([...route.params, 'access_token']);
+      // Anonymous access ({}) is offered exactly when the policy allows it.
+      expect(op.security.some((requirement) => Object.keys(requirement).length === 0)).toBe(route.auth === 'optional');
+      const schema = op.responses['200']!.content['application/json'].schema;
+      if (route.kind === 'read') expect(schema).toEqual(shapeRef(route.shape.name));
+      else if (route.envelope === 'array') expect(schema).toEqual({ type: 'array', items: shapeRef(route.shape.name) });
+      else expect(JSON.stringify(schema)).toContain(JSON.stringify(shapeRef(route.shape.name)));
+      for (const status of ['400', '401', '403', '404', '500', '502', '504']) expect(Object.keys(op.responses)).toContain(status);
     }
   });
 });

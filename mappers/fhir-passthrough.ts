@@ -1,10 +1,10 @@
 /**
- * Readers and valibot pieces added for the shapes whose inner structure the spec leaves "not shown"
- * (Coverage, Goal, Specimen: spec 2.11, 2.15, 2.16) and for the legacy CodeableConcept that several
- * newer payloads repeat. Kept apart from fhir-values.ts so that file stays untouched while others edit it.
+ * FHIR values passed through as the upstream wrote them, for the shapes whose inner structure the
+ * spec leaves "not shown" (Coverage, Goal, Specimen: spec 2.11, 2.15, 2.16), and the loose valibot
+ * schemas that still type the members FHIR defines.
  */
 import * as v from 'valibot';
-import { codings, isObject, normalizeReference, object, text, withDefined, type Json } from './fhir-values.ts';
+import { isObject, normalizeReference, type Json } from './fhir-values.ts';
 
 /**
  * A FHIR value as the upstream wrote it, except that every Reference's `reference` is normalized to
@@ -29,12 +29,6 @@ export function writtenObject(value: unknown): Json | null {
 /** `asWritten` of an array member; `[]` when the upstream has none. */
 export function writtenArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value.map(asWritten) : [];
-}
-
-/** The legacy CodeableConcept `{coding: [coding], text?}` (spec 2 notation); undefined when not written. */
-export function legacyConcept(value: unknown): Json | undefined {
-  const concept = object(value);
-  return concept ? withDefined({ coding: codings(concept), text: text(concept.text) }) : undefined;
 }
 
 // ---- valibot pieces for FHIR values passed through as written --------------------------------
