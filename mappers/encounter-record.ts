@@ -71,7 +71,10 @@ function diagnoses(encounter: FhirResource, self: string, context: MapContext): 
 /** The text of the notes of one LOINC type, in the order the upstream returned them. */
 function noteText(notes: FhirResource[], loincCode: string): string | null {
   const ofType = notes.filter((note) => objects(object(note.type)?.coding).some((c) => c.system === LOINC && c.code === loincCode));
-  return joined(ofType.flatMap((note) => objects(note.content).map((content) => attachmentText(object(content.attachment)))), '\n\n');
+  const texts = ofType.flatMap((note) => objects(note.content).map((content) => attachmentText(object(content.attachment))));
+  const present = texts.filter((value): value is string => !!value);
+  // Each note once, in upstream order; no de-duplication: hashing whole notes costs more than it saves.
+  return present.length > 0 ? present.join('\n\n') : null;
 }
 
 /** Inline text is decoded; anything else is given by its URL. */
@@ -82,12 +85,37 @@ function attachmentText(attachment: Record<string, unknown> | undefined): string
   return text(attachment?.url);
 }
 
+const utf8 = new TextDecoder();
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** Sextet of each base64 character (URL-safe `-` and `_` too); 255 for anything else. */
+const SEXTETS = new Uint8Array(128).fill(255);
+for (let index = 0; index < 64; index += 1) SEXTETS[BASE64_ALPHABET.charCodeAt(index)] = index;
+SEXTETS['-'.charCodeAt(0)] = 62;
+SEXTETS['_'.charCodeAt(0)] = 63;
+
+/**
+ * Decodes base64 UTF-8 text with a table: atob plus a copy loop was the largest cost of mapping an
+ * Encounter (docs/performance.md). Undefined for anything that is not base64.
+ */
 function decodeBase64Utf8(data: string): string | undefined {
-  try {
-    return new TextDecoder().decode(Uint8Array.from(atob(data), (char) => char.charCodeAt(0)));
-  } catch {
-    return undefined;
+  let end = data.length;
+  while (end > 0 && data.charCodeAt(end - 1) === 61 /* = */) end -= 1;
+  const bytes = new Uint8Array(Math.floor((end * 3) / 4));
+  let bits = 0;
+  let buffered = 0;
+  let written = 0;
+  for (let index = 0; index < end; index += 1) {
+    const code = data.charCodeAt(index);
+    const sextet = code < 128 ? SEXTETS[code]! : 255;
+    if (sextet === 255) return undefined;
+    buffered = ((buffered << 6) | sextet) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[written++] = (buffered >> bits) & 0xff;
+    }
   }
+  return utf8.decode(bytes.subarray(0, written));
 }
 
 function conceptText(concept: unknown): string | undefined {
@@ -96,9 +124,10 @@ function conceptText(concept: unknown): string | undefined {
 }
 
 /** Distinct non-empty values joined; null when there are none. */
-function joined(values: (string | undefined)[], separator = '; '): string | null {
-  const distinct = [...new Set(values.filter((value): value is string => !!value))];
-  return distinct.length > 0 ? distinct.join(separator) : null;
+function joined(values: (string | undefined)[]): string | null {
+  const present = values.filter((value): value is string => !!value);
+  if (present.length <= 1) return present[0] ?? null;
+  return [...new Set(present)].join('; ');
 }
 
 function orNull(value: string | undefined): string | null {

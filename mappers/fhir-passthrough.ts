@@ -13,12 +13,12 @@ import { isObject, normalizeReference, type Json } from './fhir-values.ts';
 export function asWritten(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(asWritten);
   if (!isObject(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => [
-      key,
-      key === 'reference' && typeof member === 'string' ? (normalizeReference(member) ?? member) : asWritten(member),
-    ]),
-  );
+  const copy: Json = {};
+  for (const key in value) {
+    const member = value[key];
+    copy[key] = key === 'reference' && typeof member === 'string' ? (normalizeReference(member) ?? member) : asWritten(member);
+  }
+  return copy;
 }
 
 /** `asWritten` of an object member; null when the upstream has none (the legacy's required members). */

@@ -100,9 +100,14 @@ export function systemCodes(concept: unknown): Json[] {
   return objects(object(concept)?.coding).map((coding) => withDefined({ system: text(coding.system), code: text(coding.code) }));
 }
 
-/** Copies an object without its undefined members, keeping key order. */
+/** Copies an object without its undefined members, keeping key order. A loop, not entries/fromEntries: every mapper calls this per record. */
 export function withDefined<T extends Json>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+  const copy: Json = {};
+  for (const key in value) {
+    const member = value[key];
+    if (member !== undefined) copy[key] = member;
+  }
+  return copy as T;
 }
 
 /** The legacy `meta` object (spec 2.2). */

@@ -8,7 +8,7 @@ import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { callerToken } from './pipeline/auth.ts';
 import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/handle-route.ts';
-import { CallerHasher, etagMatches, renderBody, storedBody } from './cache/cache-key.ts';
+import { callerKey, etagMatches, renderBody, storedBody, webHashing, type Hashing } from './cache/cache-key.ts';
 import type { CacheOutcome, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { Metrics } from './metrics.ts';
 import type { Route } from './route-types.ts';
@@ -21,6 +21,8 @@ export interface AppOptions {
   client: FhirClient;
   /** The response cache; without one every request goes upstream. */
   cache?: ResponseCache;
+  /** Token and body hashing for cache keys and ETags (Web Crypto by default; native on Node). */
+  hashing?: Hashing;
   metrics?: Metrics;
   logger?: Logger;
   routes?: readonly Route[];
@@ -44,7 +46,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const deps: PipelineDeps = { client: options.client, newBundleId };
   const metrics = options.metrics ?? new Metrics();
   const { cache } = options;
-  const callers = new CallerHasher();
+  const hashing = options.hashing ?? webHashing();
   const app = new Hono<FacadeEnv>();
 
   app.use(async (c, next) => {
@@ -101,17 +103,17 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       if (route.method === 'POST') app.post(path, formLimit);
       app.on(route.method, path, async (c) => {
         c.set('routeName', route.name);
-        const query = route.method === 'POST' ? await queryWithForm(c) : new URL(c.req.url).searchParams;
+        const query = route.method === 'POST' ? await queryWithForm(c) : queryOf(c.req.url);
         const token = callerToken(query, c.req.header('authorization'));
         const prepared = prepareRequest(route, { query, id: c.req.param('id'), token });
         const load = async (): Promise<StoredBody> => {
           const result = await runRequest(prepared, deps);
           c.set('upstreamPages', result.upstreamPages);
           metrics.upstreamPages.observe(result.upstreamPages);
-          return storedBody(JSON.stringify(result.payload));
+          return storedBody(JSON.stringify(result.payload), hashing.digest);
         };
         const { body, outcome } = cache
-          ? await cache.get(`${await callers.callerOf(token)}|${canonicalRequestKey(prepared)}`, load)
+          ? await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, load)
           : { body: await load(), outcome: 'bypass' as const };
         c.set('cache', outcome);
         metrics.cacheEvents.inc({ outcome });
@@ -144,9 +146,15 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   return app;
 }
 
+/** The query of a request URL, without parsing the rest of it (on every request). */
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  return new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
+}
+
 /** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */
 async function queryWithForm(c: Context<FacadeEnv>): Promise<URLSearchParams> {
-  const query = new URL(c.req.url).searchParams;
+  const query = queryOf(c.req.url);
   const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   const body = await c.req.text(); // bounded by the bodyLimit middleware
   if (body.length === 0) return query;

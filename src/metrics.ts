@@ -17,6 +17,9 @@ class Counter {
   }
 }
 
+/** Label sets are few (routes x statuses): their text is built once each, not per request. */
+const labelTexts = new Map<string, string>();
+
 class Histogram {
   readonly counts: number[];
   sum = 0;
@@ -66,6 +69,13 @@ function histogram(lines: string[], name: string, help: string, metric: Histogra
 }
 
 function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(([name, value]) => `${name}="${value.replace(/["\\\n]/g, '_')}"`);
-  return parts.length > 0 ? `{${parts.join(',')}}` : '';
+  let id = '';
+  for (const name in labels) id += `${name}\u0000${labels[name]}\u0000`;
+  let text = labelTexts.get(id);
+  if (text === undefined) {
+    const parts = Object.entries(labels).map(([name, value]) => `${name}="${value.replace(/["\\\n]/g, '_')}"`);
+    text = parts.length > 0 ? `{${parts.join(',')}}` : '';
+    labelTexts.set(id, text);
+  }
+  return text;
 }

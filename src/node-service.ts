@@ -5,6 +5,7 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { nodeHashing } from './cache/node-hashing.ts';
 import { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from './errors.ts';
 import { Metrics } from './metrics.ts';
@@ -56,7 +57,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
   const cache = responseCacheFor(config, metrics, logger);
-  const app = createApp({ client, cache, metrics, logger, maxUrlLength: config.MAX_URL_LENGTH });
+  const app = createApp({ client, cache, hashing: nodeHashing(), metrics, logger, maxUrlLength: config.MAX_URL_LENGTH });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).

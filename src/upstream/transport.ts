@@ -42,16 +42,24 @@ export async function readLimited(
   maxBytes: number,
 ): Promise<string> {
   if (declaredBytes > maxBytes) throw tooLarge(maxBytes);
-  if (body === null) return '';
   const decoder = new TextDecoder();
+  if (body === null) return '';
+  // Chunks are kept and decoded once at the end: one decode of the whole body is cheaper than one per chunk.
+  const chunks: Uint8Array[] = [];
   let received = 0;
-  let text = '';
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
     received += chunk.byteLength;
     if (received > maxBytes) throw tooLarge(maxBytes);
-    text += decoder.decode(chunk, { stream: true });
+    chunks.push(chunk);
   }
-  return text + decoder.decode();
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  const whole = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return decoder.decode(whole);
 }
 
 function tooLarge(maxBytes: number): FacadeError {

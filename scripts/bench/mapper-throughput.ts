@@ -1,0 +1,57 @@
+/**
+ * Mapper throughput: each legacy shape mapping realistic FHIR resources from the generated patients,
+ * in resources per second, with the included resources its route brings as context.
+ */
+import type { Bundle, Resource } from '@medplum/fhirtypes';
+import { createMapContext, type LegacyShape } from '../../mappers/legacy-shape.ts';
+import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
+import { ROUTES } from '../../src/routes.ts';
+import type { FhirResource } from '../../src/upstream/fhir-client.ts';
+
+export interface MapperFigure {
+  shape: string;
+  resourceType: string;
+  resourcesPerSecond: number;
+}
+
+/**
+ * The resources as a FHIR server stores them: each with an id, every `urn:uuid:` reference rewritten
+ * to `Type/id`, so the mappers' lookups of included resources find what they would in production.
+ */
+export function asStored(bundles: Bundle[]): FhirResource[] {
+  const entries = bundles.flatMap((bundle) => bundle.entry ?? []).filter((entry) => entry.resource !== undefined);
+  const ids = new Map<string, string>();
+  entries.forEach((entry, index) => {
+    const resource = entry.resource as Resource;
+    if (entry.fullUrl) ids.set(entry.fullUrl, `${resource.resourceType}/${resource.id ?? index + 1}`);
+  });
+  return entries.map((entry, index) => {
+    const text = JSON.stringify({ ...entry.resource, id: entry.resource?.id ?? String(index + 1) });
+    return JSON.parse(text.replace(/"urn:uuid:[0-9a-f-]+"/g, (urn) => JSON.stringify(ids.get(urn.slice(1, -1)) ?? urn.slice(1, -1)))) as FhirResource;
+  });
+}
+
+export function measureMappers(minMs = 400): MapperFigure[] {
+  const resources = asStored(generateSyntheticBundles({ patients: 3 }));
+  const context = createMapContext(resources);
+  const shapes = new Map<string, { shape: LegacyShape; resourceType: string; filter?: (r: FhirResource) => boolean }>();
+  for (const route of ROUTES) {
+    const fixed = route.upstream.fixed?.[0];
+    const filter = fixed ? (r: FhirResource) => JSON.stringify(r.category ?? []).includes(`"${fixed[1]}"`) : undefined;
+    shapes.set(route.shape.name, { shape: route.shape, resourceType: route.upstream.resourceType, filter });
+    if (route.kind === 'search') for (const shape of Object.values(route.includedEntries ?? {})) shapes.set(shape.name, { shape, resourceType: shape.name });
+  }
+  const figures: MapperFigure[] = [];
+  for (const { shape, resourceType, filter } of shapes.values()) {
+    const input = resources.filter((r) => r.resourceType === resourceType && (filter?.(r) ?? true));
+    if (input.length === 0) continue;
+    let mapped = 0;
+    const started = performance.now();
+    while (performance.now() - started < minMs) {
+      for (const resource of input) shape.map(resource, context);
+      mapped += input.length;
+    }
+    figures.push({ shape: shape.name, resourceType, resourcesPerSecond: Math.round(mapped / ((performance.now() - started) / 1000)) });
+  }
+  return figures;
+}
