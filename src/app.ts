@@ -65,7 +65,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       status: c.res.status,
       durationMs: Math.round(performance.now() - started),
       cache: c.get('cache'),
-      upstreamPages: c.get('upstreamPages'),
+      upstreamCalls: c.get('upstreamPages'),
     });
   });
 

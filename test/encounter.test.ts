@@ -71,7 +71,7 @@ describe('GET /Encounter', () => {
   it('takes one upstream round trip for the whole search, references included', async () => {
     await service.getJson(`/Encounter?patient=${patient.id}`);
     const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).findLast((entry) => entry.route === 'Encounter.search' && entry.cache === 'miss');
-    expect(line?.upstreamPages).toBe(1);
+    expect(line?.upstreamCalls).toBe(1);
   });
 
   it('answers an empty Bundle for a patient without encounters', async () => {
