@@ -1,9 +1,27 @@
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'mappers/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/worker/**'],
+        },
+      },
+      {
+        // The same facade inside workerd, against the embedded upstream started on Node.
+        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        test: {
+          name: 'workers',
+          include: ['test/worker/**/*.test.ts'],
+          globalSetup: ['test/worker/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

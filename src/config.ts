@@ -57,6 +57,12 @@ export class ConfigError extends Error {
   }
 }
 
+/** The upstream URL where no embedded upstream can run (Workers): its absence is a configuration error. */
+export function requireUpstream(config: Config): string {
+  if (config.UPSTREAM_URL === undefined) throw new ConfigError(['UPSTREAM_URL: required here (no embedded upstream on this runtime)']);
+  return config.UPSTREAM_URL;
+}
+
 /** Parses configuration from an environment-like record (process.env, Worker bindings). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));

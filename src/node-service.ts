@@ -6,7 +6,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { nodeHashing } from './cache/node-hashing.ts';
-import { ResponseCache } from './cache/response-cache.ts';
+import { responseCacheFor } from './cache/cache-config.ts';
+import type { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { createApp } from './app.ts';
@@ -78,18 +79,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await embedded?.close();
     },
   };
-}
-
-/** The response cache the configuration asks for, its evictions counted; none when disabled. */
-export function responseCacheFor(config: Config, metrics: Metrics, logger: Logger): ResponseCache | undefined {
-  if (config.CACHE_ENABLED === 'false' || config.CACHE_MAX_BYTES === 0) return undefined;
-  return new ResponseCache({
-    maxBytes: config.CACHE_MAX_BYTES,
-    ttlMs: config.CACHE_TTL_MS,
-    staleMs: config.CACHE_STALE_MS,
-    onEvict: () => metrics.cacheEvents.inc({ outcome: 'eviction' }),
-    onRefreshError: (error) => logger('warn', 'cache refresh failed', { code: error instanceof FacadeError ? error.code : 'internal' }),
-  });
 }
 
 /**

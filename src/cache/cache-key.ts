@@ -14,11 +14,11 @@ const encoder = new TextEncoder();
 export interface Hashing {
   /** A keyed hash (HMAC-SHA-256 under a per-process secret) of a caller's token. */
   callerOf(token: string): string | Promise<string>;
-  /** A short digest of a body, for its ETag. */
-  digest(text: string): string;
+  /** The SHA-1 of a body, base64url, for its ETag: the same on every runtime, so instances agree. */
+  digest(text: string): string | Promise<string>;
 }
 
-/** Hashing over Web Crypto (HMAC) and a fast JS hash (ETags): runs on any runtime. */
+/** Hashing over Web Crypto: runs on any runtime. */
 export function webHashing(): Hashing {
   const secret = crypto.getRandomValues(new Uint8Array(32));
   const key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
@@ -26,7 +26,7 @@ export function webHashing(): Hashing {
     async callerOf(token) {
       return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(token))));
     },
-    digest: (text) => contentHash(text),
+    digest: async (text) => base64url(new Uint8Array(await crypto.subtle.digest('SHA-1', encoder.encode(text)))),
   };
 }
 
@@ -42,7 +42,7 @@ const BUNDLE_PREFIX = '{"resourceType":"Bundle","id":"';
  * without serializing again (spec 2.1: "generated per response"), and gives it a weak ETag over the
  * rest: the same records give the same ETag whatever the Bundle id.
  */
-export function storedBody(json: string, digest: (text: string) => string): StoredBody {
+export async function storedBody(json: string, digest: Hashing['digest']): Promise<StoredBody> {
   let before = json;
   let after: string | undefined;
   if (json.startsWith(BUNDLE_PREFIX)) {
@@ -50,7 +50,7 @@ export function storedBody(json: string, digest: (text: string) => string): Stor
     before = json.slice(0, BUNDLE_PREFIX.length);
     after = json.slice(idEnd);
   }
-  return { before, after, etag: `W/"${digest(after === undefined ? before : before + after)}"` };
+  return { before, after, etag: `W/"${await digest(after === undefined ? before : before + after)}"` };
 }
 
 /** The body of one response: the stored bytes, with a fresh Bundle id spliced in when there is one. */
@@ -63,24 +63,6 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   if (ifNoneMatch === undefined) return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
-}
-
-/**
- * A 2x32-bit (cyrb53-style) hash for ETags where no native digest is at hand: synchronous, where a
- * Web Crypto digest costs a thread-pool round trip per response. An ETag only tells versions of one
- * URL's answer apart; it is not a security boundary.
- */
-function contentHash(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return `${(h2 >>> 0).toString(36)}${(h1 >>> 0).toString(36)}${text.length.toString(36)}`;
 }
 
 function base64url(bytes: Uint8Array): string {

@@ -1,0 +1,89 @@
+/**
+ * The Worker inside workerd: every envelope kind, the auth cases, bad input and an upstream failure,
+ * against the embedded upstream; where Node and the Worker could differ, their answers are compared.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import worker, { createWorker } from '../../src/entry/worker.ts';
+
+const env = { UPSTREAM_URL: inject('upstreamUrl'), UPSTREAM_TIMEOUT_MS: '5000' };
+const ctx = { waitUntil: () => {}, passThroughOnException: () => {} };
+
+async function onWorker(path: string, init?: RequestInit): Promise<Response> {
+  return worker.fetch(new Request(`http://facade.test${path}`, init), env, ctx);
+}
+
+/** The body without the per-response Bundle id, which differs by design. */
+function comparable(text: string): string {
+  return text.replace(/^\{"resourceType":"Bundle","id":"[^"]+"/, '{"resourceType":"Bundle","id":""');
+}
+
+describe('the Worker in workerd', () => {
+  it('runs inside workerd, not Node', () => {
+    expect(typeof navigator !== 'undefined' && navigator.userAgent).toBe('Cloudflare-Workers');
+  });
+
+  it.each([
+    ['a Bundle', '/api/DiagnosticReport?patient=1'],
+    ['a "search set" Bundle', '/Observation?patient=1&access_token=t&_revinclude=Provenance:target'],
+    ['a bare array', '/Orders?patient=1&access_token=t'],
+    ['a single record', '/api/CarePlan/1?access_token=t'],
+    ['an Encounter with its serialized record', '/Encounter?patient=1'],
+  ])('answers %s exactly as the Node service does', async (_, path) => {
+    const [fromWorker, fromNode] = await Promise.all([onWorker(path), fetch(`${inject('nodeFacadeUrl')}${path}`)]);
+    expect(fromWorker.status).toBe(200);
+    expect(fromWorker.headers.get('content-type')).toBe(fromNode.headers.get('content-type'));
+    expect(fromWorker.headers.get('etag')).toBe(fromNode.headers.get('etag'));
+    const body = await fromWorker.text();
+    expect(body.length).toBeGreaterThan(50);
+    expect(comparable(body)).toBe(comparable(await fromNode.text()));
+  });
+
+  it.each([
+    ['401 for a by-id read without a token', '/api/DiagnosticReport/1', 401],
+    ['403 for Orders without a token', '/Orders?patient=1', 403],
+    ['400 for a bad parameter', '/api/DiagnosticReport?start_date=2021-02-30', 400],
+    ['404 for an unknown id', '/api/DiagnosticReport/99999999?access_token=t', 404],
+    ['404 for an unknown path', '/nothing-here', 404],
+  ])('answers %s with an OperationOutcome, as Node does', async (_, path, status) => {
+    const [fromWorker, fromNode] = await Promise.all([onWorker(path), fetch(`${inject('nodeFacadeUrl')}${path}`)]);
+    expect(fromWorker.status).toBe(status);
+    expect(fromNode.status).toBe(status);
+    expect(await fromWorker.json()).toEqual(await fromNode.json());
+  });
+
+  it('answers 405 to a write and keeps a POST _search working', async () => {
+    expect((await onWorker('/api/DiagnosticReport/1', { method: 'DELETE' })).status).toBe(405);
+    const posted = await onWorker('/api/DiagnosticReport/_search', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'patient=1&start_date=2024-01-01',
+    });
+    expect(posted.status).toBe(200);
+  });
+
+  it('serves a second identical request from its per-isolate cache, with a 304 for its ETag', async () => {
+    const path = '/api/CareTeam?patient=2&access_token=cache-test';
+    const first = await onWorker(path);
+    const etag = first.headers.get('etag')!;
+    const again = await onWorker(path, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    const metrics = await (await onWorker('/metrics')).text();
+    expect(metrics).toMatch(/facade_cache_events_total\{outcome="hit"\} [1-9]/);
+  });
+});
+
+describe('a Worker with its upstream down, and one without configuration', () => {
+  it('answers 502 with an OperationOutcome when the upstream is unreachable', async () => {
+    const down = createWorker();
+    const response = await down.fetch(new Request('http://facade.test/api/DiagnosticReport?patient=1'), { UPSTREAM_URL: 'http://127.0.0.1:9/fhir' }, ctx);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'transient' }] });
+  });
+
+  it('answers 500 naming the missing key when UPSTREAM_URL is not bound', async () => {
+    const unconfigured = createWorker();
+    const response = await unconfigured.fetch(new Request('http://facade.test/healthz'), {}, ctx);
+    expect(response.status).toBe(500);
+    expect(JSON.stringify(await response.json())).toContain('UPSTREAM_URL');
+  });
+});
