@@ -5,16 +5,13 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { assembleFacade } from './assemble.ts';
 import { nodeHashing } from './cache/node-hashing.ts';
-import { responseCacheFor } from './cache/cache-config.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from './errors.ts';
-import { Metrics } from './metrics.ts';
-import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { EmbeddedFhir, LoadSummary } from './embedded/fhir-server.ts';
 import { silentLogger, type Logger } from './log.ts';
-import { FhirClient } from './upstream/fhir-client.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
 
 /** The service could not start because of how it was started (arguments, data); not a bug. */
@@ -47,18 +44,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   const transport = undiciTransport();
-  const metrics = new Metrics();
-  const client = new FhirClient({
-    baseUrl: upstreamUrl,
-    transport,
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    maxPages: config.UPSTREAM_MAX_PAGES,
-    pageSize: config.UPSTREAM_PAGE_SIZE,
-    maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
-    onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
-  });
-  const cache = responseCacheFor(config, metrics, logger);
-  const app = createApp({ client, cache, hashing: nodeHashing(), metrics, logger, maxUrlLength: config.MAX_URL_LENGTH });
+  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, hashing: nodeHashing() });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).

@@ -1,0 +1,43 @@
+/**
+ * Puts the facade together from its configuration and the parts each runtime supplies (transport,
+ * hashing, logger): the one place both entries build the client, cache, metrics and app.
+ */
+import { createApp } from './app.ts';
+import { responseCacheFor } from './cache/cache-config.ts';
+import type { Hashing } from './cache/cache-key.ts';
+import type { ResponseCache } from './cache/response-cache.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import { Metrics } from './metrics.ts';
+import { FhirClient } from './upstream/fhir-client.ts';
+import type { Transport } from './upstream/transport.ts';
+
+export interface RuntimeParts {
+  upstreamUrl: string;
+  transport: Transport;
+  logger: Logger;
+  /** Native hashing where the runtime has it; Web Crypto otherwise. */
+  hashing?: Hashing;
+}
+
+export interface Facade {
+  app: ReturnType<typeof createApp>;
+  cache: ResponseCache | undefined;
+  metrics: Metrics;
+}
+
+export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
+  const metrics = new Metrics();
+  const client = new FhirClient({
+    baseUrl: parts.upstreamUrl,
+    transport: parts.transport,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxPages: config.UPSTREAM_MAX_PAGES,
+    pageSize: config.UPSTREAM_PAGE_SIZE,
+    maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
+    onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
+  });
+  const cache = responseCacheFor(config, metrics, parts.logger);
+  const app = createApp({ client, cache, hashing: parts.hashing, metrics, logger: parts.logger, maxUrlLength: config.MAX_URL_LENGTH });
+  return { app, cache, metrics };
+}
