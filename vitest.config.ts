@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
+        // extends: the timeouts above apply to each project too (projects do not inherit otherwise).
+        extends: true,
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
@@ -15,6 +17,7 @@ export default defineConfig({
       },
       {
         // The same facade inside workerd, against the embedded upstream started on Node.
+        extends: true,
         plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
         test: {
           name: 'workers',

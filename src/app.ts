@@ -75,8 +75,12 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   });
 
   const routes = options.routes ?? ROUTES;
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', (c) => {
+    c.set('routeName', 'healthz');
+    return c.json({ status: 'ok' });
+  });
   app.get('/metrics', (c) => {
+    c.set('routeName', 'metrics');
     const held = cache?.stats() ?? { entries: 0, bytes: 0 };
     const text = metrics.render({
       facade_cache_bytes: { help: 'Bytes of response bodies held by the cache.', value: held.bytes },
@@ -86,6 +90,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   });
   let openApiJson: string | undefined;
   app.get('/openapi.json', (c) => {
+    c.set('routeName', 'openapi');
     openApiJson ??= JSON.stringify(openApiDocument(routes));
     return c.body(openApiJson, 200, { 'content-type': JSON_TYPE });
   });
@@ -156,7 +161,8 @@ function queryOf(url: string): URLSearchParams {
 async function queryWithForm(c: Context<FacadeEnv>): Promise<URLSearchParams> {
   const query = queryOf(c.req.url);
   const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  const body = await c.req.text(); // bounded by the bodyLimit middleware
+  // Bytes, decoded here: bounded by the bodyLimit middleware (and workerd warns on text() of a form).
+  const body = new TextDecoder().decode(await c.req.arrayBuffer());
   if (body.length === 0) return query;
   if (type !== 'application/x-www-form-urlencoded') {
     throw new FacadeError('unsupported-media-type', 'send parameters as application/x-www-form-urlencoded');
