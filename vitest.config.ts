@@ -18,7 +18,13 @@ export default defineConfig({
       {
         // The same facade inside workerd, against the embedded upstream started on Node.
         extends: true,
-        plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.toml' } })],
+        // The Worker of wrangler.toml, bound to the upstream that global-setup starts on Node.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: './wrangler.toml' },
+            miniflare: { bindings: { UPSTREAM_URL: inject('upstreamUrl'), CACHE_TTL_MS: '400', CACHE_STALE_MS: '0' } },
+          })),
+        ],
         test: {
           name: 'workers',
           include: ['test/worker/**/*.test.ts'],

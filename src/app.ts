@@ -9,7 +9,7 @@ import { silentLogger, type Logger } from './log.ts';
 import { callerToken } from './pipeline/auth.ts';
 import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/handle-route.ts';
 import { callerKey, etagMatches, renderBody, storedBody, webHashing, type Hashing } from './cache/cache-key.ts';
-import type { CacheOutcome, ResponseCache, StoredBody } from './cache/response-cache.ts';
+import type { CacheOutcome, KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { Metrics } from './metrics.ts';
 import type { Route } from './route-types.ts';
 import { ROUTES } from './routes.ts';
@@ -118,7 +118,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
           return storedBody(JSON.stringify(result.payload), hashing.digest);
         };
         const { body, outcome } = cache
-          ? await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, load)
+          ? await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, load, keepAliveOf(c))
           : { body: await load(), outcome: 'bypass' as const };
         c.set('cache', outcome);
         metrics.cacheEvents.inc({ outcome });
@@ -146,9 +146,20 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       logger('error', 'request failed', { requestId: c.get('requestId'), route: c.get('routeName'), code: facadeError.code, cause });
     }
     // Headers set before the throw (the 405's Allow, x-request-id) are kept by c.body.
-    return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE });
+    // no-store: an error may answer a URL that carries a token; no cache of any kind keeps it.
+    return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
   });
   return app;
+}
+
+/** The runtime's `waitUntil` where it has one (Workers), so a background refresh outlives the request. */
+function keepAliveOf(c: Context<FacadeEnv>): KeepAlive | undefined {
+  try {
+    const executionContext = c.executionCtx;
+    return (work) => executionContext.waitUntil(work);
+  } catch {
+    return undefined; // Node: the process outlives every request anyway
+  }
 }
 
 /** The query of a request URL, without parsing the rest of it (on every request). */

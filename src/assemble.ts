@@ -18,6 +18,8 @@ export interface RuntimeParts {
   logger: Logger;
   /** Native hashing where the runtime has it; Web Crypto otherwise. */
   hashing?: Hashing;
+  /** Whether identical concurrent misses may share one upstream load (not on Workers). */
+  shareCacheLoads: boolean;
 }
 
 export interface Facade {
@@ -37,7 +39,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
     maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
     onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
-  const cache = responseCacheFor(config, metrics, parts.logger);
+  const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads);
   const app = createApp({ client, cache, hashing: parts.hashing, metrics, logger: parts.logger, maxUrlLength: config.MAX_URL_LENGTH });
   return { app, cache, metrics };
 }

@@ -44,7 +44,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   const transport = undiciTransport();
-  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, hashing: nodeHashing() });
+  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, hashing: nodeHashing(), shareCacheLoads: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).

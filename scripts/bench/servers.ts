@@ -38,10 +38,14 @@ async function listen(server: Server): Promise<string> {
 }
 
 const bundle = upstreamBundle();
+/** Patients from this id on have no reports: small answers, to load the cache with many tiny entries. */
+export const EMPTY_PATIENTS_FROM = 1_000_000;
+const emptyBundle = JSON.stringify({ resourceType: 'Bundle', type: 'searchset', total: 0, entry: [] });
 const upstream = await listen(
-  createServer((_, res) => {
+  createServer((req, res) => {
+    const patient = Number(/patient=Patient%2F(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
     res.writeHead(200, { 'content-type': 'application/fhir+json' });
-    res.end(bundle);
+    res.end(patient >= EMPTY_PATIENTS_FROM ? emptyBundle : bundle);
   }),
 );
 
@@ -76,6 +80,11 @@ const ceiling = await new Promise<string>((resolve) => {
 
 console.log(JSON.stringify({ upstream, cached: cached.url, uncached: uncached.url, passThrough, ceiling, bodyBytes: legacyBytes.length, upstreamBytes: bundle.length }));
 process.on('message', (message) => {
-  if (message === 'rss') process.send?.({ peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: process.memoryUsage().rss });
+  if (message === 'rss') {
+    // After a full collection (the child runs with --expose-gc), heapUsed is what is really held.
+    (globalThis as { gc?: () => void }).gc?.();
+    const memory = process.memoryUsage();
+    process.send?.({ peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+  }
   if (message === 'stop') process.exit(0);
 });

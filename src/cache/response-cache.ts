@@ -20,24 +20,40 @@ export interface StoredBody {
 export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'bypass';
 
 export interface ResponseCacheOptions {
-  /** Total size bound of the stored bodies (UTF-16 code units counted as 2 bytes). */
+  /** Bound on what entries hold: bodies, keys and ETags as UTF-16, plus a per-entry overhead. */
   maxBytes: number;
-  /** How long an entry is fresh. */
+  /** How long an entry is fresh (> 0). */
   ttlMs: number;
   /** How long after that it may still be served while one refresh runs (0: never stale). */
   staleMs: number;
+  /**
+   * Whether concurrent identical misses share one load. On Workers they must not: a load's I/O
+   * belongs to the request that started it and dies with it, which would leave the others waiting.
+   */
+  shareLoads?: boolean;
   now?: () => number;
   /** Told when the LRU drops an entry to stay under `maxBytes` (for metrics). */
   onEvict?: () => void;
-  /** Told when a background refresh fails (the stale entry is kept until its window ends). */
+  /** Told when a background refresh fails. */
   onRefreshError?: (error: unknown) => void;
+  /**
+   * Whether a failed refresh means the stale entry must go (the upstream refused the token, or the
+   * record is gone); other failures keep serving it until its window ends.
+   */
+  forgetOnRefreshError?: (error: unknown) => boolean;
 }
+
+/** What one entry costs beyond its strings (object, LRU node and map slot): measured roughly. */
+const ENTRY_OVERHEAD_BYTES = 300;
 
 interface Entry {
   body: StoredBody;
   storedAt: number;
   bytes: number;
 }
+
+/** Runs a promise past the end of the request that started it (Workers' `waitUntil`). */
+export type KeepAlive = (work: Promise<unknown>) => void;
 
 export class ResponseCache {
   readonly #entries: LRUCache<string, Entry>;
@@ -46,14 +62,17 @@ export class ResponseCache {
   readonly #now: () => number;
 
   constructor(options: ResponseCacheOptions) {
+    if (!(options.ttlMs > 0)) throw new Error('ResponseCache: ttlMs must be positive (a zero TTL means no cache)');
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#entries = new LRUCache<string, Entry>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Math.max(1, entry.bytes),
+      sizeCalculation: (entry) => entry.bytes,
       // The LRU forgets an entry when its stale window ends too; freshness is judged in get().
       ttl: options.ttlMs + options.staleMs,
       ttlAutopurge: false,
+      // No cached clock: lru-cache refreshes it with a timer, which workerd drops with the request.
+      ttlResolution: 0,
       perf: { now: this.#now },
       dispose: (_entry, _key, reason) => {
         if (reason === 'evict') options.onEvict?.();
@@ -61,18 +80,27 @@ export class ResponseCache {
     });
   }
 
-  /** The body for `key`: from the cache when fresh (or stale within the window), else from `load`. */
-  async get(key: string, load: () => Promise<StoredBody>): Promise<{ body: StoredBody; outcome: CacheOutcome }> {
+  /**
+   * The body for `key`: from the cache when fresh (or stale within the window, refreshing it once
+   * in the background, kept alive by `keepAlive` where the runtime needs it), else from `load`.
+   */
+  async get(key: string, load: () => Promise<StoredBody>, keepAlive?: KeepAlive): Promise<{ body: StoredBody; outcome: CacheOutcome }> {
     const entry = this.#entries.get(key);
-    if (entry && this.#now() - entry.storedAt < this.#options.ttlMs) return { body: entry.body, outcome: 'hit' };
-    if (entry) {
+    const age = entry === undefined ? Infinity : this.#now() - entry.storedAt;
+    if (entry && age < this.#options.ttlMs) return { body: entry.body, outcome: 'hit' };
+    if (entry && age < this.#options.ttlMs + this.#options.staleMs) {
       if (!this.#loading.has(key)) {
-        this.#load(key, load).catch((error: unknown) => this.#options.onRefreshError?.(error));
+        const refresh = this.#load(key, load).catch((error: unknown) => {
+          if (this.#options.forgetOnRefreshError?.(error)) this.#entries.delete(key);
+          this.#options.onRefreshError?.(error);
+        });
+        keepAlive?.(refresh);
       }
       return { body: entry.body, outcome: 'stale' };
     }
-    const pending = this.#loading.get(key) ?? this.#load(key, load);
-    return { body: await pending, outcome: 'miss' };
+    if (entry) this.#entries.delete(key);
+    const shared = this.#options.shareLoads === false ? undefined : this.#loading.get(key);
+    return { body: await (shared ?? this.#load(key, load)), outcome: 'miss' };
   }
 
   /** The keys held now (diagnostics and tests: they hold no token, see cache-key.ts). */
@@ -85,16 +113,19 @@ export class ResponseCache {
     return { entries: this.#entries.size, bytes: this.#entries.calculatedSize };
   }
 
-  /** Starts the one load of `key`; others asking meanwhile share it. Failures are not stored. */
+  /** Starts a load of `key` (the one others share, where loads are shared). Failures are not stored. */
   #load(key: string, load: () => Promise<StoredBody>): Promise<StoredBody> {
     const pending = load()
       .then((body) => {
-        const bytes = 2 * (body.before.length + (body.after?.length ?? 0));
+        const text = body.before.length + (body.after?.length ?? 0) + key.length + body.etag.length;
+        const bytes = 2 * text + ENTRY_OVERHEAD_BYTES;
         // A body larger than the whole cache is answered but not kept.
         if (bytes <= this.#options.maxBytes) this.#entries.set(key, { body, storedAt: this.#now(), bytes });
         return body;
       })
-      .finally(() => this.#loading.delete(key));
+      .finally(() => {
+        if (this.#loading.get(key) === pending) this.#loading.delete(key);
+      });
     this.#loading.set(key, pending);
     return pending;
   }

@@ -14,7 +14,8 @@ function buildApp(env: Record<string, unknown>): Facade['app'] {
   // Only string bindings (vars and secrets) are configuration.
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
-  return assembleFacade(config, { upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger() }).app;
+  // Loads are not shared across requests here: a request's I/O dies with it in workerd.
+  return assembleFacade(config, { upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), shareCacheLoads: false }).app;
 }
 
 /**
