@@ -1,0 +1,151 @@
+/**
+ * Structural, FHIR-aware comparison of two JSON values parsed by json-text.ts.
+ *
+ * - Numbers are compared as written (`1.50` ≠ `1.5`); strings, booleans and null by value.
+ * - Object members by key; their order only when `rules.keyOrder` is set.
+ * - A Bundle's `entry` array is matched by `full_url` (else `resource.id`), so a reordered entry is
+ *   no difference while a missing or extra one is; every other array is compared by position.
+ * - A string holding serialized JSON on both sides (the Encounter record, the Assessment meta) is
+ *   compared as the JSON it holds; paths continue from the string's own path.
+ * - A path an ignore rule names is skipped with everything under it; so is a Bundle's `id`.
+ */
+import type { DiffRules } from './diff-rules.ts';
+import { isJsonObject, JsonNumber, parseEmbeddedJson, serializeJson, type JsonObject, type JsonValue } from './json-text.ts';
+import { keySegment, labelSegment, renderPath, ruleMatches, type JsonPath } from './json-path.ts';
+
+export type DifferenceKind = 'changed' | 'missing' | 'extra' | 'key-order';
+
+/** One difference: `missing` is on the left only, `extra` on the right only. */
+export interface Difference {
+  /** `status`, `headers.<name>`, or a JSON path into the body (`$…`). */
+  path: string;
+  kind: DifferenceKind;
+  /** The left value as JSON text (capped in length); absent for `extra`. */
+  left?: string;
+  right?: string;
+}
+
+/** Values in differences are capped: a missing entry can be kilobytes, and reports are read by people. */
+const MAX_VALUE_TEXT = 4000;
+
+export function valueText(value: JsonValue): string {
+  const text = serializeJson(value);
+  return text.length > MAX_VALUE_TEXT ? `${text.slice(0, MAX_VALUE_TEXT)}…` : text;
+}
+
+export function diffJson(left: JsonValue, right: JsonValue, rules: DiffRules): Difference[] {
+  const differences: Difference[] = [];
+  compare(left, right, [], rules, differences);
+  return differences;
+}
+
+function compare(left: JsonValue, right: JsonValue, path: JsonPath, rules: DiffRules, out: Difference[]): void {
+  if (rules.ignore.some((rule) => ruleMatches(rule, path))) return;
+  if (left instanceof JsonNumber && right instanceof JsonNumber) {
+    if (left.text !== right.text) changed(left, right, path, out);
+  } else if (typeof left === 'string' && typeof right === 'string') {
+    if (left === right) return;
+    const leftJson = parseEmbeddedJson(left);
+    const rightJson = parseEmbeddedJson(right);
+    if (leftJson !== undefined && rightJson !== undefined) compare(leftJson, rightJson, path, rules, out);
+    else changed(left, right, path, out);
+  } else if (Array.isArray(left) && Array.isArray(right)) {
+    compareByPosition(left, right, path, rules, out);
+  } else if (isJsonObject(left) && isJsonObject(right)) {
+    compareObjects(left, right, path, rules, out);
+  } else if (left !== right) {
+    changed(left, right, path, out);
+  }
+}
+
+function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rules: DiffRules, out: Difference[]): void {
+  const isBundle = left.get('resourceType') === 'Bundle' && right.get('resourceType') === 'Bundle';
+  // A Bundle's id is generated per answer, also when the other side answered something else.
+  const skipId = !rules.compareBundleId && (left.get('resourceType') === 'Bundle' || right.get('resourceType') === 'Bundle');
+  if (rules.keyOrder) {
+    const leftOrder = [...left.keys()].filter((key) => right.has(key));
+    const rightOrder = [...right.keys()].filter((key) => left.has(key));
+    if (leftOrder.join('\u0000') !== rightOrder.join('\u0000')) {
+      out.push({ path: renderPath(path), kind: 'key-order', left: JSON.stringify(leftOrder), right: JSON.stringify(rightOrder) });
+    }
+  }
+  for (const [key, leftValue] of left) {
+    if (skipId && key === 'id') continue;
+    const memberPath = [...path, keySegment(key)];
+    const rightValue = right.get(key);
+    if (rightValue === undefined) {
+      if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), kind: 'missing', left: valueText(leftValue) });
+    } else if (isBundle && key === 'entry' && rules.matchEntriesBy === 'full_url' && Array.isArray(leftValue) && Array.isArray(rightValue)) {
+      compareEntries(leftValue, rightValue, memberPath, rules, out);
+    } else {
+      compare(leftValue, rightValue, memberPath, rules, out);
+    }
+  }
+  for (const [key, rightValue] of right) {
+    if (left.has(key) || (skipId && key === 'id')) continue;
+    const memberPath = [...path, keySegment(key)];
+    if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), kind: 'extra', right: valueText(rightValue) });
+  }
+}
+
+function compareByPosition(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[]): void {
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const itemPath = [...path, labelSegment(index)];
+    const leftItem = left[index];
+    const rightItem = right[index];
+    if (leftItem !== undefined && rightItem !== undefined) compare(leftItem, rightItem, itemPath, rules, out);
+    else if (ignored(itemPath, rules)) continue;
+    else if (leftItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'missing', left: valueText(leftItem) });
+    else if (rightItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'extra', right: valueText(rightItem) });
+  }
+}
+
+/** Entries matched by their labels (see `entryLabels`); left order first, then the right's extras. */
+function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[]): void {
+  if (ignored(path, rules)) return;
+  const rightByLabel = new Map<string, JsonValue>();
+  entryLabels(right).forEach((label, index) => rightByLabel.set(label, right[index]!));
+  const leftLabels = entryLabels(left);
+  leftLabels.forEach((label, index) => {
+    const entryPath = [...path, labelSegment(label)];
+    const leftEntry = left[index]!;
+    const rightEntry = rightByLabel.get(label);
+    if (rightEntry !== undefined) compare(leftEntry, rightEntry, entryPath, rules, out);
+    else if (!ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'missing', left: valueText(leftEntry) });
+  });
+  const leftSet = new Set(leftLabels);
+  for (const [label, rightEntry] of rightByLabel) {
+    const entryPath = [...path, labelSegment(label)];
+    if (!leftSet.has(label) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'extra', right: valueText(rightEntry) });
+  }
+}
+
+/**
+ * The label an entry is matched by: `full_url=/Observation/5` when its `full_url` names an id
+ * (spec 2.1: the id part may be empty), else `id=Observation/5` from the resource, else
+ * `position=<n>` among the entries that have neither. A label repeated in one Bundle gets `#2`, `#3`….
+ */
+export function entryLabels(entries: JsonValue[]): string[] {
+  const seen = new Map<string, number>();
+  let unlabelled = 0;
+  return entries.map((entry) => {
+    let label: string;
+    const fullUrl = isJsonObject(entry) ? entry.get('full_url') : undefined;
+    const resource = isJsonObject(entry) ? entry.get('resource') : undefined;
+    const id = isJsonObject(resource) ? resource.get('id') : undefined;
+    if (typeof fullUrl === 'string' && /[^/]$/.test(fullUrl)) label = `full_url=${fullUrl}`;
+    else if (typeof id === 'string' && id !== '' && isJsonObject(resource)) label = `id=${String(resource.get('resourceType') ?? '')}/${id}`;
+    else label = `position=${(unlabelled += 1)}`;
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    return count === 1 ? label : `${label}#${count}`;
+  });
+}
+
+function ignored(path: JsonPath, rules: DiffRules): boolean {
+  return rules.ignore.some((rule) => ruleMatches(rule, path));
+}
+
+function changed(left: JsonValue, right: JsonValue, path: JsonPath, out: Difference[]): void {
+  out.push({ path: renderPath(path), kind: 'changed', left: valueText(left), right: valueText(right) });
+}
