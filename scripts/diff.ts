@@ -5,7 +5,9 @@
  * differences; 1: differences; 2: could not compare (usage, files, network).
  */
 import { writeFile } from 'node:fs/promises';
-import { baseUrl, EXIT_DIFFERENCES, EXIT_OK, envToken, parseCliArgs, required, runCli, scrubTokens, UsageError } from '../src/migration/cli.ts';
+import {
+  baseUrl, EXIT_DIFFERENCES, EXIT_OK, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
+} from '../src/migration/cli.ts';
 import { DEFAULT_RULES, loadRulesFile } from '../src/migration/diff-rules.ts';
 import { renderHtmlReport } from '../src/migration/html-report.ts';
 import { createRedactor } from '../src/migration/redaction.ts';
@@ -32,11 +34,13 @@ runCli(USAGE, async () => {
   const rules = args.rules ? await loadRulesFile(args.rules) : DEFAULT_RULES;
   const redactor = args.redact ? createRedactor(process.env.REDACTION_KEY) : undefined;
   const targetToken = envToken('TARGET_ACCESS_TOKEN') ?? envToken('LEGACY_ACCESS_TOKEN');
+  // Every token of the environment is scrubbed from each answer as it arrives (not only the one sent).
+  const alsoScrub = TOKEN_VARIABLES.map(envToken);
   let report;
   if (args.recordings !== undefined || args.target !== undefined) {
     if (args.left !== undefined || args.right !== undefined) throw new UsageError('--recordings/--target and --left/--right are two different modes');
     report = await diffRecordings({
-      recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken, rules, redactor,
+      recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken, rules, redactor, alsoScrub,
     });
   } else if (args.left !== undefined || args.right !== undefined) {
     report = await diffLive({
@@ -47,10 +51,12 @@ runCli(USAGE, async () => {
       rightToken: targetToken,
       rules,
       redactor,
+      alsoScrub,
     });
   } else {
     throw new UsageError('give --recordings and --target, or --left, --right and --requests');
   }
+  // Scrubbed again, whatever produced the text.
   process.stdout.write(scrubTokens(formatTextReport(report)));
   if (args.html) {
     await writeFile(args.html, scrubTokens(renderHtmlReport(report)), 'utf8');

@@ -4,7 +4,7 @@
  * remain, 2 the command could not do its work (usage, files, network).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { scrubToken } from './http-exchange.ts';
+import { scrubTokens as scrubEach } from './token-scan.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_DIFFERENCES = 1;
@@ -35,16 +35,24 @@ export function required<T>(value: T | undefined, option: string): T {
   return value;
 }
 
-/** A base URL argument: http or https, so a typo is a usage error rather than a failed request. */
+/**
+ * A base URL argument: http or https, so a typo is a usage error rather than a failed request. No
+ * query or fragment (the request's path and query are appended to it) and no `user:password@`
+ * (a credential in an argument ends up in shell history, process lists and the reports).
+ */
 export function baseUrl(value: string | undefined, option: string): string {
   const text = required(value, option);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--${option} ${text} is not a URL`);
+    throw new UsageError(`--${option} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${option} must be an http or https URL`);
+  if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/*[^/?#]*@/i.test(text)) {
+    throw new UsageError(`--${option} must not hold a user name or password: tokens come from the environment`);
+  }
+  if (text.includes('?') || text.includes('#')) throw new UsageError(`--${option} must be a base URL, without a query or fragment`);
   return text;
 }
 
@@ -68,5 +76,5 @@ export function runCli(usage: string, main: () => Promise<number>): void {
 
 /** The text with every token of the environment replaced by `[token]`. */
 export function scrubTokens(text: string): string {
-  return TOKEN_VARIABLES.reduce((scrubbed, name) => scrubToken(scrubbed, envToken(name)), text);
+  return scrubEach(text, TOKEN_VARIABLES.map(envToken));
 }

@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { parsePathRule, PathRuleError, type PathRule } from './json-path.ts';
+import { RECORDED_HEADERS } from './recordings.ts';
 
 export interface DiffRules {
   /** Paths whose subtrees are not compared. */
@@ -59,12 +60,18 @@ export function rulesFrom(content: unknown): DiffRules {
     if (error instanceof PathRuleError) throw new RulesError(`rules: ${error.message}`);
     throw error;
   }
+  const headers = (file.headers ?? DEFAULT_RULES.headers).map((name) => name.toLowerCase());
+  // A header the kit never records is absent on both sides: a rule naming it would compare nothing, silently.
+  const unrecorded = headers.filter((name) => !(RECORDED_HEADERS as readonly string[]).includes(name));
+  if (unrecorded.length > 0) {
+    throw new RulesError(`rules: headers: ${unrecorded.map((name) => JSON.stringify(name)).join(', ')} never recorded; the kit records only ${RECORDED_HEADERS.join(', ')}`);
+  }
   return {
     ignore,
     keyOrder: file.keyOrder ?? DEFAULT_RULES.keyOrder,
     matchEntriesBy: file.matchEntriesBy ?? DEFAULT_RULES.matchEntriesBy,
     compareBundleId: file.compareBundleId ?? DEFAULT_RULES.compareBundleId,
-    headers: (file.headers ?? DEFAULT_RULES.headers).map((name) => name.toLowerCase()),
+    headers,
   };
 }
 

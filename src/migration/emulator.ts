@@ -3,10 +3,12 @@
  * (record, diff) can be tried, and clients tested, without one.
  *
  * A request matches a recording by method, path and parameters (query and form body together,
- * in any order, `access_token` left out). Among the matches, the one recorded with a token when the
- * request carries one (else without) is preferred, so a recorded 401 and a recorded 200 of the same
- * search can both be served. The answer is the recorded status, headers and body text, unchanged.
- * The emulator judges no token. No match: 404 with a FHIR OperationOutcome.
+ * in any order, `access_token` left out whatever its case). Among the matches, the one recorded with
+ * a token when the request carries one (else without) is preferred, so a recorded 401 and a recorded
+ * 200 of the same search can both be served; two recordings of the same request made the same way
+ * are warned about at start, and the first by file name is served. The answer is the recorded
+ * status, headers and body text, unchanged. The emulator judges no token. No match: 404 with a FHIR
+ * OperationOutcome.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +21,8 @@ export interface EmulatorOptions {
   /** Loopback by default: recordings may hold patient data. */
   host?: string;
   log?: (line: string) => void;
+  /** Problems with the recordings (two answering the same request); standard error by default. */
+  warn?: (line: string) => void;
 }
 
 export interface RunningEmulator {
@@ -32,11 +36,15 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 export async function startEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const log = options.log ?? (() => {});
-  const index = new Map<string, Recording[]>();
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const index = new Map<string, { file: string; recording: Recording }[]>();
   const recordings = await readRecordings(options.recordingsDir);
-  for (const { recording } of recordings) {
+  for (const entry of recordings) {
+    const { recording } = entry;
     const key = matchKey(recording.method, recording.path, [...recording.query, ...new URLSearchParams(recording.requestBody ?? '')]);
-    index.set(key, [...(index.get(key) ?? []), recording]);
+    const earlier = (index.get(key) ?? []).find((candidate) => candidate.recording.withToken === recording.withToken);
+    if (earlier) warn(`warning: ${earlier.file} and ${entry.file} answer the same request (${requestLine(recording)}); ${earlier.file} is served`);
+    index.set(key, [...(index.get(key) ?? []), entry]);
   }
 
   const server = createServer((request, response) => {
@@ -53,10 +61,10 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
     if (method === 'POST' && /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
       pairs.push(...new URLSearchParams(await readBody(request)));
     }
-    const hasToken = pairs.some(([name, value]) => name === 'access_token' && value !== '') || /^Bearer\s+\S/i.test(request.headers.authorization ?? '');
-    const candidates = index.get(matchKey(method, url.pathname, pairs)) ?? [];
+    const hasToken = pairs.some(([name, value]) => isTokenName(name) && value !== '') || /^Bearer\s+\S/i.test(request.headers.authorization ?? '');
+    const candidates = (index.get(matchKey(method, url.pathname, pairs)) ?? []).map((candidate) => candidate.recording);
     const recording = candidates.find((candidate) => candidate.withToken === hasToken) ?? candidates[0];
-    const shown = requestLine({ method: method as Recording['method'], path: url.pathname, query: pairs.filter(([name]) => name !== 'access_token') });
+    const shown = requestLine({ method: method as Recording['method'], path: url.pathname, query: pairs.filter(([name]) => !isTokenName(name)) });
     if (!recording) {
       log(`${shown} → 404 (no recording)`);
       send(response, 404, outcome('not-found', `no recording for ${shown}`));
@@ -82,10 +90,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   };
 }
 
-/** Method, normalized path, and the parameters sorted, `access_token` left out. */
-function matchKey(method: string, path: string, pairs: [string, string][]): string {
-  const parameters = pairs.filter(([name]) => name !== 'access_token').map(([name, value]) => `${name}=${value}`).sort();
+function isTokenName(name: string): boolean {
+  return name.toLowerCase() === 'access_token';
+}
+
+/**
+ * Method, normalized path, and the `[name, value]` pairs sorted, `access_token` left out, all as
+ * JSON: a `=` or `&` inside a name or a value cannot make two different requests one key.
+ */
+export function matchKey(method: string, path: string, pairs: [string, string][]): string {
+  const parameters = pairs.filter(([name]) => !isTokenName(name)).sort(([a, x], [b, y]) => compareText(a, b) || compareText(x, y));
   return JSON.stringify([method.toUpperCase(), new URL(path, 'http://emulator').pathname, parameters]);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function send(response: ServerResponse, status: number, content: { headers: Record<string, string>; bodyText: string }): void {

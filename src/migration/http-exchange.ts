@@ -58,24 +58,3 @@ export async function sendRequest(baseUrl: string, request: RequestSpec, token: 
   }
   return { status: response.status, headers, bodyText };
 }
-
-// RFC 6750 token syntax `[A-Za-z0-9-._~+/]+=*`: a character before the token that could belong to a
-// longer token, or one after it (padding included), means this is part of another word.
-const BEFORE_TOKEN = '[A-Za-z0-9\\-._~+/]';
-const AFTER_TOKEN = '[A-Za-z0-9\\-._~+/=]';
-
-/** Whether a text holds the token as a whole word (not as part of a longer token-like word). */
-export function containsToken(text: string, token: string | undefined): boolean {
-  return token !== undefined && token !== '' && tokenPattern(token).test(text);
-}
-
-/** The text with every occurrence of the token replaced by `[token]`, for anything printed or written. */
-export function scrubToken(text: string, token: string | undefined): string {
-  return token === undefined || token === '' ? text : text.replace(tokenPattern(token, 'g'), '[token]');
-}
-
-/** The token as written and as URL-encoded (a server echoing it in a link writes it encoded). */
-function tokenPattern(token: string, flags = ''): RegExp {
-  const forms = [...new Set([token, encodeURIComponent(token)])].map((form) => form.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-  return new RegExp(`(?<!${BEFORE_TOKEN})(?:${forms.join('|')})(?!${AFTER_TOKEN})`, flags);
-}

@@ -3,11 +3,13 @@
  *
  * - Numbers are compared as written (`1.50` ≠ `1.5`); strings, booleans and null by value.
  * - Object members by key; their order only when `rules.keyOrder` is set.
- * - A Bundle's `entry` array is matched by `full_url` (else `resource.id`), so a reordered entry is
- *   no difference while a missing or extra one is; every other array is compared by position.
+ * - A Bundle's `entry` array is matched by `full_url` (else `resource.id`; entries with neither, or
+ *   with a repeated label, by content, then in order), so a reordered entry is no difference while
+ *   a missing or extra one is; every other array is compared by position.
  * - A string holding serialized JSON on both sides (the Encounter record, the Assessment meta) is
  *   compared as the JSON it holds; paths continue from the string's own path.
- * - A path an ignore rule names is skipped with everything under it; so is a Bundle's `id`.
+ * - A path an ignore rule names is skipped with everything under it; so is the `id` of a body that
+ *   is a Bundle on both sides (each system generates its own).
  */
 import type { DiffRules } from './diff-rules.ts';
 import { isJsonObject, JsonNumber, parseEmbeddedJson, serializeJson, type JsonObject, type JsonValue } from './json-text.ts';
@@ -33,38 +35,47 @@ export function valueText(value: JsonValue): string {
   return text.length > MAX_VALUE_TEXT ? `${text.slice(0, MAX_VALUE_TEXT)}…` : text;
 }
 
+/**
+ * How many strings holding JSON inside strings holding JSON are looked into (the Encounter record
+ * and the Assessment meta are one level); deeper ones are compared as strings, which keeps the
+ * recursion bounded whatever an answer holds.
+ */
+const MAX_EMBEDDED_LEVELS = 2;
+
 export function diffJson(left: JsonValue, right: JsonValue, rules: DiffRules): Difference[] {
   const differences: Difference[] = [];
-  compare(left, right, [], rules, differences);
+  compare(left, right, [], rules, differences, 0);
   return differences;
 }
 
-function compare(left: JsonValue, right: JsonValue, path: JsonPath, rules: DiffRules, out: Difference[]): void {
-  if (rules.ignore.some((rule) => ruleMatches(rule, path))) return;
+function compare(left: JsonValue, right: JsonValue, path: JsonPath, rules: DiffRules, out: Difference[], embedded: number): void {
+  if (ignored(path, rules)) return;
   if (left instanceof JsonNumber && right instanceof JsonNumber) {
     if (left.text !== right.text) changed(left, right, path, out);
   } else if (typeof left === 'string' && typeof right === 'string') {
     if (left === right) return;
-    const leftJson = parseEmbeddedJson(left);
-    const rightJson = parseEmbeddedJson(right);
-    if (leftJson !== undefined && rightJson !== undefined) compare(leftJson, rightJson, path, rules, out);
+    const leftJson = embedded < MAX_EMBEDDED_LEVELS ? parseEmbeddedJson(left) : undefined;
+    const rightJson = leftJson !== undefined ? parseEmbeddedJson(right) : undefined;
+    if (leftJson !== undefined && rightJson !== undefined) compare(leftJson, rightJson, path, rules, out, embedded + 1);
     else changed(left, right, path, out);
   } else if (Array.isArray(left) && Array.isArray(right)) {
-    compareByPosition(left, right, path, rules, out);
+    compareByPosition(left, right, path, rules, out, embedded);
   } else if (isJsonObject(left) && isJsonObject(right)) {
-    compareObjects(left, right, path, rules, out);
+    compareObjects(left, right, path, rules, out, embedded);
   } else if (left !== right) {
     changed(left, right, path, out);
   }
 }
 
-function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rules: DiffRules, out: Difference[]): void {
+function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rules: DiffRules, out: Difference[], embedded: number): void {
   const isBundle = left.get('resourceType') === 'Bundle' && right.get('resourceType') === 'Bundle';
-  // A Bundle's id is generated per answer, also when the other side answered something else.
-  const skipId = !rules.compareBundleId && (left.get('resourceType') === 'Bundle' || right.get('resourceType') === 'Bundle');
+  // The answer's own Bundle id is generated per answer; any other id (a Bundle inside, a body of
+  // another type on one side) is data and is compared.
+  const skipId = !rules.compareBundleId && isBundle && path.length === 0;
+  const compared = (key: string) => !(skipId && key === 'id') && !ignored([...path, keySegment(key)], rules);
   if (rules.keyOrder) {
-    const leftOrder = [...left.keys()].filter((key) => right.has(key));
-    const rightOrder = [...right.keys()].filter((key) => left.has(key));
+    const leftOrder = [...left.keys()].filter((key) => right.has(key) && compared(key));
+    const rightOrder = [...right.keys()].filter((key) => left.has(key) && compared(key));
     if (leftOrder.join('\u0000') !== rightOrder.join('\u0000')) {
       out.push({ path: renderPath(path), kind: 'key-order', left: JSON.stringify(leftOrder), right: JSON.stringify(rightOrder) });
     }
@@ -76,9 +87,9 @@ function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rul
     if (rightValue === undefined) {
       if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), kind: 'missing', left: valueText(leftValue) });
     } else if (isBundle && key === 'entry' && rules.matchEntriesBy === 'full_url' && Array.isArray(leftValue) && Array.isArray(rightValue)) {
-      compareEntries(leftValue, rightValue, memberPath, rules, out);
+      compareEntries(leftValue, rightValue, memberPath, rules, out, embedded);
     } else {
-      compare(leftValue, rightValue, memberPath, rules, out);
+      compare(leftValue, rightValue, memberPath, rules, out, embedded);
     }
   }
   for (const [key, rightValue] of right) {
@@ -88,36 +99,84 @@ function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rul
   }
 }
 
-function compareByPosition(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[]): void {
+function compareByPosition(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[], embedded: number): void {
   for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
     const itemPath = [...path, labelSegment(index)];
     const leftItem = left[index];
     const rightItem = right[index];
-    if (leftItem !== undefined && rightItem !== undefined) compare(leftItem, rightItem, itemPath, rules, out);
+    if (leftItem !== undefined && rightItem !== undefined) compare(leftItem, rightItem, itemPath, rules, out, embedded);
     else if (ignored(itemPath, rules)) continue;
     else if (leftItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'missing', left: valueText(leftItem) });
     else if (rightItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'extra', right: valueText(rightItem) });
   }
 }
 
-/** Entries matched by their labels (see `entryLabels`); left order first, then the right's extras. */
-function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[]): void {
+/**
+ * Entries matched by their labels (see `entryLabels`). An entry whose label is unique on both sides
+ * is matched by it. Entries without a label of their own (`position=…`), and entries whose label is
+ * repeated on either side, are matched within their group by content first (equal once the ignore
+ * rules are applied), then what is left is paired in order. Reported at the left entry's label,
+ * then the right's extras at theirs.
+ */
+function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, rules: DiffRules, out: Difference[], embedded: number): void {
   if (ignored(path, rules)) return;
-  const rightByLabel = new Map<string, JsonValue>();
-  entryLabels(right).forEach((label, index) => rightByLabel.set(label, right[index]!));
   const leftLabels = entryLabels(left);
-  leftLabels.forEach((label, index) => {
-    const entryPath = [...path, labelSegment(label)];
-    const leftEntry = left[index]!;
-    const rightEntry = rightByLabel.get(label);
-    if (rightEntry !== undefined) compare(leftEntry, rightEntry, entryPath, rules, out);
+  const rightLabels = entryLabels(right);
+  const rightGroups = new Map<string, number[]>();
+  rightLabels.forEach((label, index) => rightGroups.set(entryGroup(label), [...(rightGroups.get(entryGroup(label)) ?? []), index]));
+  const leftGroups = new Map<string, number[]>();
+  leftLabels.forEach((label, index) => leftGroups.set(entryGroup(label), [...(leftGroups.get(entryGroup(label)) ?? []), index]));
+  const pairOf = new Map<number, number>(); // left index → right index
+  for (const [group, leftIndexes] of leftGroups) {
+    const free = [...(rightGroups.get(group) ?? [])];
+    const unmatched: number[] = [];
+    for (const leftIndex of leftIndexes) {
+      const entryPath = [...path, labelSegment(leftLabels[leftIndex]!)];
+      const equal = leftIndexes.length === 1 && free.length === 1
+        ? -1
+        : free.findIndex((rightIndex) => sameUnderRules(left[leftIndex]!, right[rightIndex]!, entryPath, rules, embedded));
+
+      if (equal >= 0) pairOf.set(leftIndex, free.splice(equal, 1)[0]!);
+      else unmatched.push(leftIndex);
+    }
+    for (const leftIndex of unmatched) {
+      const rightIndex = free.shift();
+      if (rightIndex !== undefined) pairOf.set(leftIndex, rightIndex);
+    }
+  }
+  const pairedRight = new Set(pairOf.values());
+  left.forEach((leftEntry, index) => {
+    const entryPath = [...path, labelSegment(leftLabels[index]!)];
+    const rightIndex = pairOf.get(index);
+    if (rightIndex !== undefined) compare(leftEntry, right[rightIndex]!, entryPath, rules, out, embedded);
     else if (!ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'missing', left: valueText(leftEntry) });
   });
-  const leftSet = new Set(leftLabels);
-  for (const [label, rightEntry] of rightByLabel) {
-    const entryPath = [...path, labelSegment(label)];
-    if (!leftSet.has(label) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'extra', right: valueText(rightEntry) });
+  right.forEach((rightEntry, index) => {
+    const entryPath = [...path, labelSegment(rightLabels[index]!)];
+    if (!pairedRight.has(index) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'extra', right: valueText(rightEntry) });
+  });
+}
+
+const FIRST_DIFFERENCE = new Error('first difference');
+
+/** Whether two values compare equal, stopping at the first difference. */
+function sameUnderRules(left: JsonValue, right: JsonValue, path: JsonPath, rules: DiffRules, embedded: number): boolean {
+  const probe: Difference[] = [];
+  probe.push = () => {
+    throw FIRST_DIFFERENCE;
+  };
+  try {
+    compare(left, right, path, rules, probe, embedded);
+    return true;
+  } catch (error) {
+    if (error === FIRST_DIFFERENCE) return false;
+    throw error;
   }
+}
+
+/** Entries of one group are matched among themselves: a label without its `#n`, and every entry without a label of its own. */
+function entryGroup(label: string): string {
+  return label.startsWith('position=') ? 'position' : label.replace(/#\d+$/, '');
 }
 
 /**

@@ -16,7 +16,18 @@ export type JsonObject = Map<string, JsonValue>;
 
 export class JsonSyntaxError extends Error {
   override readonly name = 'JsonSyntaxError';
+  /** Where in the text (UTF-16 code units from the start) the parser stopped. */
+  constructor(message: string, readonly offset: number) {
+    super(message);
+  }
 }
+
+/**
+ * Objects and arrays nested deeper than this are refused as a syntax error: FHIR bodies nest a
+ * dozen levels, and an unbounded depth would let an answer exhaust the stack (a `RangeError`) here
+ * or in whatever walks the value (the diff, the redaction).
+ */
+export const MAX_JSON_DEPTH = 256;
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
   return value instanceof Map;
@@ -28,9 +39,14 @@ const LITERALS = [['true', true], ['false', false], ['null', null]] as const;
 /** Parses JSON text (RFC 8259, whitespace around allowed). Throws `JsonSyntaxError` with the offset. */
 export function parseJsonText(text: string): JsonValue {
   let at = 0;
+  let depth = 0;
 
   const fail = (what: string): never => {
-    throw new JsonSyntaxError(`${what} at offset ${at}`);
+    throw new JsonSyntaxError(`${what} at offset ${at}`, at);
+  };
+  const enter = () => {
+    depth += 1;
+    if (depth > MAX_JSON_DEPTH) fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   };
   const skipWhitespace = () => {
     while (at < text.length) {
@@ -75,11 +91,13 @@ export function parseJsonText(text: string): JsonValue {
     const c = text[at];
     if (c === '"') return parseString();
     if (c === '{') {
+      enter();
       at += 1;
       const object: JsonObject = new Map();
       skipWhitespace();
       if (text[at] === '}') {
         at += 1;
+        depth -= 1;
         return object;
       }
       for (;;) {
@@ -94,16 +112,19 @@ export function parseJsonText(text: string): JsonValue {
         if (text[at] === ',') at += 1;
         else if (text[at] === '}') {
           at += 1;
+          depth -= 1;
           return object;
         } else fail('expected "," or "}"');
       }
     }
     if (c === '[') {
+      enter();
       at += 1;
       const array: JsonValue[] = [];
       skipWhitespace();
       if (text[at] === ']') {
         at += 1;
+        depth -= 1;
         return array;
       }
       for (;;) {
@@ -112,6 +133,7 @@ export function parseJsonText(text: string): JsonValue {
         if (text[at] === ',') at += 1;
         else if (text[at] === ']') {
           at += 1;
+          depth -= 1;
           return array;
         } else fail('expected "," or "]"');
       }
@@ -131,7 +153,15 @@ export function parseJsonText(text: string): JsonValue {
     return fail(at >= text.length ? 'unexpected end of text' : `unexpected character ${JSON.stringify(c)}`);
   };
 
-  const value = parseValue();
+  let value: JsonValue;
+  try {
+    value = parseValue();
+  } catch (error) {
+    // The depth cap keeps the stack in bounds; should the caller's own stack be nearly spent, the
+    // text is still refused as JSON rather than failing the command with a RangeError.
+    if (error instanceof RangeError) fail('nested too deeply for the stack left');
+    throw error;
+  }
   skipWhitespace();
   if (at !== text.length) fail('text after the JSON value');
   return value;

@@ -1,10 +1,11 @@
 /**
  * Record: sends each listed request to the legacy system and writes one recording per answer.
  */
-import { containsToken, sendRequest } from './http-exchange.ts';
+import { sendRequest } from './http-exchange.ts';
 import { endpointName, recordingFileName, RecordingError, requestLine, writeRecording, type Recording } from './recordings.ts';
 import type { Redactor } from './redaction.ts';
 import type { RequestSpec } from './requests-file.ts';
+import { exchangeContainsToken } from './token-scan.ts';
 
 export interface RecordOptions {
   /** Base URL of the system recorded (the legacy one, or an emulator, or this service). */
@@ -34,8 +35,8 @@ export async function recordRequests(options: RecordOptions): Promise<RecordResu
   for (const request of requests) {
     const sentWithToken = request.withToken && token !== undefined && token !== '';
     const answer = await sendRequest(options.from, { ...request, withToken: sentWithToken }, token);
-    // A system that echoes the token (in a link, an error message) would put it into the file.
-    if (containsToken(answer.bodyText, token) || Object.values(answer.headers).some((value) => containsToken(value, token))) {
+    // A system that echoes the token (in a link, an error message; plain or encoded) would put it into the file.
+    if (exchangeContainsToken(answer, token)) {
       throw new RecordingError(`${requestLine(request)}: the answer contains the access token; it is not recorded`);
     }
     const recording: Recording = {

@@ -6,6 +6,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { JsonSyntaxError, parseJsonText } from './json-text.ts';
 import { safeName, type RecordedMethod, type RequestSpec } from './requests-file.ts';
 
 /** The response headers that matter to a client of the legacy interface; the rest differ per response. */
@@ -50,11 +51,24 @@ export function recordingFileName(request: Pick<Recording, 'path' | 'scenario'>)
   return `${endpointName(request.path)}__${request.scenario}.json`;
 }
 
-/** The request as a person reads it (and as a requests file line writes it): `GET /Orders?patient=1`. */
+/**
+ * The request as a person reads it (and as a requests file line writes it): `GET /Orders?patient=1`.
+ * Control characters (a decoded `%0A`, an escape sequence, a bidi override) are shown as `\xHH` or
+ * `\uHHHH`, so a request cannot forge or hide lines of the console, the log or the report.
+ */
 export function requestLine(request: Pick<RequestSpec, 'method' | 'path' | 'query' | 'requestBody'>): string {
   const query = request.query.map(([name, value]) => `${name}=${value}`).join('&');
   const body = request.requestBody ? ` ${request.requestBody}` : '';
-  return `${request.method} ${request.path}${query ? `?${query}` : ''}${body}`;
+  return escapeControls(`${request.method} ${request.path}${query ? `?${query}` : ''}${body}`);
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** Key order fixed here (not by whoever built the object), so files diff well in version control. */
@@ -82,19 +96,41 @@ export async function writeRecording(dir: string, recording: Recording): Promise
   return file;
 }
 
+/**
+ * A recording file's content, checked. The errors name the file and the position or field, and
+ * quote nothing of the content: a recording may hold patient data.
+ */
 export function parseRecording(text: string, file: string): Recording {
   let content: unknown;
   try {
     content = JSON.parse(text);
   } catch (error) {
-    throw new RecordingError(`${file}: not JSON (${(error as Error).message})`);
+    throw new RecordingError(`${file}: not JSON (${syntaxErrorPosition(text, (error as Error).message)})`);
   }
   const result = v.safeParse(recordingSchema, content);
   if (!result.success) {
     const issue = result.issues[0];
-    throw new RecordingError(`${file}: not a recording: ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}`);
+    throw new RecordingError(`${file}: not a recording: ${v.getDotPath(issue) ?? '(root)'}: expected ${issue.expected ?? 'another value'}`);
   }
   return result.output as Recording;
+}
+
+/**
+ * `line 3, column 14` of the error: the position JSON.parse gives, else where the kit's parser
+ * stops. Only the position: JSON.parse's message may quote the text around it.
+ */
+function syntaxErrorPosition(text: string, message: string): string {
+  const given = /\bat position (\d+)/.exec(message);
+  let offset = given ? Number(given[1]) : text.length;
+  if (!given) {
+    try {
+      parseJsonText(text);
+    } catch (error) {
+      if (error instanceof JsonSyntaxError) offset = error.offset;
+    }
+  }
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
 }
 
 /** Every `*.json` recording of a folder, by file name; other files (the README) are left alone. */

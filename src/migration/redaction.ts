@@ -8,7 +8,13 @@
  *
  * Every rule is in `FIELD_RULES` below, by the JSON keys leading to a value. Only strings are
  * replaced: the JSON structure, codes, systems, dates, references, ids and numbers stay as they
- * are (numbers keep their spelling: the body is re-serialized by json-text.ts).
+ * are (numbers keep their spelling: the body is re-serialized by json-text.ts). A string that is
+ * not in an object at all (a body that is a string, or an array of strings) is free text.
+ *
+ * Strings holding serialized JSON are looked into only where the legacy interface puts one: the
+ * Encounter's record (`identifier[].value` of an Encounter), where every string is replaced but
+ * those of `RECORD_KEPT`, and the Assessment's `meta`, redacted by the rules here. Any other string
+ * is redacted as the text it is, even when it parses as JSON.
  */
 import { createHmac } from 'node:crypto';
 import { isJsonObject, parseEmbeddedJson, serializeJson, tryParseJsonText, type JsonObject, type JsonValue } from './json-text.ts';
@@ -23,39 +29,45 @@ interface FieldRule {
 
 const TELECOM_KINDS: Record<string, PseudonymKind> = { phone: 'phone', fax: 'phone', sms: 'phone', pager: 'phone', email: 'email', url: 'url' };
 
+/** The keys holding a HumanName, an Address, a ContactPoint: as an element, or as an extension's value. */
+const NAME_KEYS = ['name', 'valueHumanName'];
+const ADDRESS_KEYS = ['address', 'valueAddress'];
+const TELECOM_KEYS = ['telecom', 'valueContactPoint'];
+const under = (holders: readonly string[], key: string, kind: FieldRule['kind']): FieldRule[] =>
+  holders.map((holder) => ({ keys: [holder, key], kind }));
+
 const FIELD_RULES: readonly FieldRule[] = [
   // HumanName (the Practitioner's and any other name object); `text` is caught by the free-text rule.
-  { keys: ['name', 'family'], kind: 'name' },
-  { keys: ['name', 'given'], kind: 'name' },
+  ...['family', 'given', 'prefix', 'suffix'].flatMap((key) => under(NAME_KEYS, key, 'name')),
   // The display of a reference names a person or an organization. A Coding's display is a code's
   // label and stays: a Coding is the object that has a `code` or a `system`.
   { keys: ['display'], kind: (holder) => (holder.has('code') || holder.has('system') ? undefined : 'name') },
-  { keys: ['telecom', 'value'], kind: (holder) => TELECOM_KINDS[String(holder.get('system'))] ?? 'telecom' },
-  { keys: ['address', 'line'], kind: 'address' },
-  { keys: ['address', 'district'], kind: 'address' },
-  { keys: ['address', 'city'], kind: 'city' },
-  { keys: ['address', 'postalCode'], kind: 'postal' },
+  ...under(TELECOM_KEYS, 'value', (holder) => TELECOM_KINDS[String(holder.get('system'))] ?? 'telecom'),
+  ...under(ADDRESS_KEYS, 'line', 'address'),
+  ...under(ADDRESS_KEYS, 'district', 'address'),
+  ...under(ADDRESS_KEYS, 'city', 'city'),
+  ...under(ADDRESS_KEYS, 'postalCode', 'postal'),
   { keys: ['identifier', 'value'], kind: 'id' },
+  // Coverage: the member id (FHIR and legacy spelling), the plan and group numbers and names (`Class`
+  // as the legacy interface spells FHIR's `class`; an Encounter's `class` is a Coding, without these).
   { keys: ['subscriberId'], kind: 'id' },
-  // Free text.
-  { keys: ['text'], kind: 'text' },
-  { keys: ['div'], kind: 'text' },
-  { keys: ['conclusion'], kind: 'text' },
-  { keys: ['description'], kind: 'text' },
-  { keys: ['comment'], kind: 'text' },
-  { keys: ['valueString'], kind: 'text' },
+  { keys: ['subscriber_id'], kind: 'id' },
+  ...under(['Class', 'class'], 'value', 'id'),
+  ...under(['Class', 'class'], 'name', 'text'),
+  // Free text, error messages included (they may quote what was asked or found).
+  ...['text', 'div', 'conclusion', 'description', 'comment', 'valueString', 'valueMarkdown'].map((key) => ({ keys: [key], kind: 'text' as const })),
+  ...['diagnostics', 'message', 'error', 'error_description'].map((key) => ({ keys: [key], kind: 'text' as const })),
   // Inline content: an attachment's data, and a `data:` URL (a report's text is sent that way).
   { keys: ['data'], kind: 'data' },
-  { keys: ['url'], kind: (_holder, value) => (value.startsWith('data:') ? 'data' : undefined) },
-  // The Encounter's serialized record (docs/decisions.md, "Encounter record"), a JSON string of its own.
-  { keys: ['patient_name'], kind: 'name' },
-  { keys: ['performer'], kind: 'name' },
-  { keys: ['author'], kind: 'name' },
-  { keys: ['identifier'], kind: 'id' },
-  { keys: ['consult_note'], kind: 'text' },
-  { keys: ['history_and_physical_note'], kind: 'text' },
-  { keys: ['progress_note'], kind: 'text' },
+  { keys: ['url'], kind: (_holder, value) => (/^\s*data:/i.test(value) ? 'data' : undefined) },
 ];
+
+/**
+ * Inside the Encounter's record every string is replaced but these: codes, dates and the status
+ * (docs/decisions.md, "Encounter record"). The kind of the others is by key; unknown keys are text.
+ */
+const RECORD_KEPT = new Set(['code', 'code_system', 'code_system_name', 'admit_date', 'discharge_date', 'status']);
+const RECORD_KINDS: Record<string, PseudonymKind> = { patient_name: 'name', performer: 'name', author: 'name', identifier: 'id' };
 
 export interface Redactor {
   /** Identifies the key without revealing it: recordings store it, the diff checks it is the same key. */
@@ -80,50 +92,72 @@ export function createRedactor(key: string | undefined): Redactor {
   const digest = (value: string) => createHmac('sha256', key).update(value, 'utf8').digest('hex');
   const pseudonym = (kind: PseudonymKind, value: string) => `${kind}-${digest(value).slice(0, 10)}`;
 
-  const redactString = (value: string, keys: readonly string[], holder: JsonObject | undefined): string => {
+  /** Where a value is: the keys leading to it, the object holding it, and the nearest resource around it (`resourceType`) with how many keys lead to that. */
+  interface At {
+    keys: readonly string[];
+    holder: JsonObject | undefined;
+    resourceType: string | undefined;
+    resourceAt: number;
+  }
+
+  const redactString = (value: string, at: At): string => {
     if (value === '') return value; // an empty value says "nothing written": keep that visible
-    const embedded = parseEmbeddedJson(value);
-    if (embedded !== undefined) {
-      const redacted = redact(embedded, [], undefined);
-      return redacted === embedded ? value : serializeJson(redacted);
+    const own = at.keys.slice(at.resourceAt); // the keys from the resource on
+    if (at.resourceType === 'Encounter' && own.length === 2 && own[0] === 'identifier' && own[1] === 'value') {
+      const record = parseEmbeddedJson(value);
+      if (record !== undefined) return reserialized(value, record, redactRecord(record));
     }
-    const kind = holder === undefined ? undefined : kindFor(keys, holder, value);
+    if (at.resourceType === 'Assessment' && own.length === 1 && own[0] === 'meta') {
+      const meta = parseEmbeddedJson(value);
+      if (meta !== undefined) return reserialized(value, meta, redact(meta, top));
+    }
+    const kind = at.holder === undefined ? 'text' : kindFor(at.keys, at.holder, value);
     if (kind === undefined) return value;
     // A narrative stays an XHTML div, so what reads it still finds one.
-    if (keys.at(-1) === 'div') return `<div xmlns="http://www.w3.org/1999/xhtml">${pseudonym(kind, value)}</div>`;
+    if (at.keys.at(-1) === 'div') return `<div xmlns="http://www.w3.org/1999/xhtml">${pseudonym(kind, value)}</div>`;
     return pseudonym(kind, value);
   };
 
+  /** The Encounter record: every string replaced, but the values of the keys of `RECORD_KEPT`. */
+  const redactRecord = (record: JsonValue): JsonValue => {
+    if (!isJsonObject(record)) return redactAll(record, 'text');
+    const members: JsonObject = new Map();
+    for (const [key, value] of record) members.set(key, RECORD_KEPT.has(key) ? value : redactAll(value, RECORD_KINDS[key] ?? 'text'));
+    return unchangedOr(record, members);
+  };
+  const redactAll = (value: JsonValue, kind: PseudonymKind): JsonValue => {
+    if (typeof value === 'string') return value === '' ? value : pseudonym(kind, value);
+    if (Array.isArray(value)) return unchangedOr(value, value.map((item) => redactAll(item, kind)));
+    if (isJsonObject(value)) return unchangedOr(value, new Map([...value].map(([key, member]) => [key, redactAll(member, kind)])));
+    return value;
+  };
+
   /** Returns the same object when nothing under it changed, so unchanged embedded JSON keeps its text. */
-  const redact = (value: JsonValue, keys: readonly string[], holder: JsonObject | undefined): JsonValue => {
-    if (typeof value === 'string') return redactString(value, keys, holder);
-    if (Array.isArray(value)) {
-      const items = value.map((item) => redact(item, keys, holder));
-      return items.every((item, index) => item === value[index]) ? value : items;
-    }
+  const redact = (value: JsonValue, at: At): JsonValue => {
+    if (typeof value === 'string') return redactString(value, at);
+    if (Array.isArray(value)) return unchangedOr(value, value.map((item) => redact(item, at)));
     if (isJsonObject(value)) {
-      let changed = false;
+      const type = value.get('resourceType');
+      const resource = typeof type === 'string' ? { resourceType: type, resourceAt: at.keys.length } : at;
       const members: JsonObject = new Map();
       for (const [member, memberValue] of value) {
-        const redacted = redact(memberValue, [...keys, member], value);
-        changed ||= redacted !== memberValue;
-        members.set(member, redacted);
+        members.set(member, redact(memberValue, { keys: [...at.keys, member], holder: value, resourceType: resource.resourceType, resourceAt: resource.resourceAt }));
       }
-      return changed ? members : value;
+      return unchangedOr(value, members);
     }
     return value;
   };
+  const top: At = { keys: [], holder: undefined, resourceType: undefined, resourceAt: 0 };
 
   return {
     keyId: digest('redaction key id').slice(0, 12),
     pseudonym,
-    redactValue: (value) => redact(value, [], undefined),
+    redactValue: (value) => redact(value, top),
     redactBodyText(bodyText) {
       if (bodyText.trim() === '') return bodyText;
       const parsed = tryParseJsonText(bodyText);
       if (parsed === undefined) return pseudonym('text', bodyText);
-      const redacted = redact(parsed, [], undefined);
-      return redacted === parsed ? bodyText : serializeJson(redacted);
+      return reserialized(bodyText, parsed, redact(parsed, top));
     },
   };
 }
@@ -140,4 +174,16 @@ function kindFor(keys: readonly string[], holder: JsonObject, value: string): Ps
 function endsWith(keys: readonly string[], tail: readonly string[]): boolean {
   if (tail.length > keys.length) return false;
   return tail.every((key, index) => keys[keys.length - tail.length + index] === key);
+}
+
+/** The original text when nothing changed, else the redacted value serialized. */
+function reserialized(text: string, parsed: JsonValue, redacted: JsonValue): string {
+  return redacted === parsed ? text : serializeJson(redacted);
+}
+
+/** The original array or object when no member changed (so its text is kept), else the new one. */
+function unchangedOr<T extends JsonValue[] | JsonObject>(original: T, redacted: T): T {
+  if (Array.isArray(original)) return (redacted as JsonValue[]).every((item, index) => item === original[index]) ? original : redacted;
+  for (const [key, value] of original as JsonObject) if ((redacted as JsonObject).get(key) !== value) return redacted;
+  return original;
 }

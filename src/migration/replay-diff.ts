@@ -9,6 +9,7 @@ import { sendRequest, type Exchange } from './http-exchange.ts';
 import { readRecordings, requestLine, type Recording } from './recordings.ts';
 import type { Redactor } from './redaction.ts';
 import type { RequestSpec } from './requests-file.ts';
+import { scrubExchange } from './token-scan.ts';
 
 export interface RequestComparison {
   /** `GET /Orders?patient=1` (never a token). */
@@ -39,6 +40,8 @@ export interface RecordingsDiffOptions {
   rules: DiffRules;
   /** Redacts the target's answers (and unredacted recordings) with the key the recordings were made with. */
   redactor?: Redactor;
+  /** Further tokens scrubbed from both sides besides `token` (the CLI passes every token it was given). */
+  alsoScrub?: readonly (string | undefined)[];
 }
 
 export async function diffRecordings(options: RecordingsDiffOptions): Promise<DiffReport> {
@@ -51,8 +54,11 @@ export async function diffRecordings(options: RecordingsDiffOptions): Promise<Di
   }
   const comparisons: RequestComparison[] = [];
   for (const { file, recording } of recordings) {
-    const answer = await sendRequest(options.target, recording, options.token);
-    const left = redactor && !recording.redaction ? redactExchange(recording, redactor) : recording;
+    // The token is scrubbed from each answer as it arrives, before anything compares, cuts or prints it.
+    const tokens = [options.token, ...(options.alsoScrub ?? [])];
+    const answer = scrubExchange(await sendRequest(options.target, recording, options.token), tokens);
+    const replayed = scrubExchange(recording, tokens);
+    const left = redactor && !recording.redaction ? redactExchange(replayed, redactor) : replayed;
     const right = redactor ? redactExchange(answer, redactor) : answer;
     comparisons.push({
       request: requestLine(recording),
@@ -74,13 +80,17 @@ export interface LiveDiffOptions {
   rules: DiffRules;
   /** Redacts both sides, so that the report holds no personal data either. */
   redactor?: Redactor;
+  /** Further tokens scrubbed from both sides besides the two above. */
+  alsoScrub?: readonly (string | undefined)[];
 }
 
 export async function diffLive(options: LiveDiffOptions): Promise<DiffReport> {
   const comparisons: RequestComparison[] = [];
   for (const request of options.requests) {
-    let left = await sendRequest(options.left, request, options.leftToken);
-    let right = await sendRequest(options.right, request, options.rightToken);
+    // Both tokens scrubbed from both answers as they arrive, before anything compares, cuts or prints them.
+    const tokens = [options.leftToken, options.rightToken, ...(options.alsoScrub ?? [])];
+    let left = scrubExchange(await sendRequest(options.left, request, options.leftToken), tokens);
+    let right = scrubExchange(await sendRequest(options.right, request, options.rightToken), tokens);
     if (options.redactor) {
       left = redactExchange(left, options.redactor);
       right = redactExchange(right, options.redactor);

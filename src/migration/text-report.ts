@@ -3,6 +3,7 @@
  * `<method> <path?query> <json path>: <left> → <right>`, values abbreviated.
  */
 import type { Difference } from './json-diff.ts';
+import { escapeControls } from './recordings.ts';
 import { summarize, type DiffReport } from './replay-diff.ts';
 
 const MAX_SHOWN = 80;
@@ -30,7 +31,8 @@ export function formatTextReport(report: DiffReport): string {
   ];
   for (const comparison of report.comparisons) {
     for (const difference of comparison.differences) {
-      lines.push(`${comparison.request} ${differencePath(difference)}: ${differenceValues(difference)}`);
+      // Keys and values come from the answers: a control character in one must not make or hide a line.
+      lines.push(`${comparison.request} ${escapeControls(`${differencePath(difference)}: ${differenceValues(difference)}`)}`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -52,6 +52,11 @@ describe('rules files', () => {
     expect(() => rulesFrom({ keyorder: true })).toThrow(/keyorder/);
     expect(() => rulesFrom({ matchEntriesBy: 'id' })).toThrow(RulesError);
   });
+
+  it('refuses headers the kit never records (they would compare nothing)', () => {
+    expect(rulesFrom({ headers: ['ETag', 'content-type'] }).headers).toEqual(['etag', 'content-type']);
+    expect(() => rulesFrom({ headers: ['content-type', 'Last-Modified'] })).toThrow(/"last-modified" never recorded/);
+  });
 });
 
 function diff(left: unknown, right: unknown, rules: Partial<DiffRules> = {}) {
@@ -99,6 +104,37 @@ describe('diffJson', () => {
       { full_url: '/Observation/9', resource: {} },
     ];
     expect(entryLabels(parseJsonText(JSON.stringify(entries)) as never)).toEqual(['id=Observation/7', 'position=1', 'full_url=/Observation/9', 'full_url=/Observation/9#2']);
+  });
+
+  it('matches entries without an id by content, then by position; so are entries with a repeated label', () => {
+    const report = (status: string, code: string) => ({ full_url: '/DiagnosticReport/', resource: { resourceType: 'DiagnosticReport', status, code: { text: code } } });
+    const left = bundle('a', [report('final', 'CBC'), report('final', 'Lipids'), report('amended', 'TSH')]);
+    expect(diff(left, bundle('b', [report('amended', 'TSH'), report('final', 'Lipids'), report('final', 'CBC')]))).toEqual([]);
+    expect(diff(left, bundle('b', [report('amended', 'TSH'), report('preliminary', 'Lipids'), report('final', 'CBC')]))).toEqual([
+      'changed $.entry[position=2].resource.status',
+    ]);
+    expect(diff(left, bundle('b', [report('final', 'CBC'), report('amended', 'TSH')]))).toEqual(['missing $.entry[position=2]', 'changed $.total']);
+    // Equal once the ignore rules are applied is equal.
+    const stamped = (code: string, at: string) => ({ full_url: '/DiagnosticReport/', resource: { resourceType: 'DiagnosticReport', code: { text: code }, meta: { lastUpdated: at } } });
+    const ignore = [parsePathRule('$..meta.lastUpdated')];
+    expect(diff(bundle('a', [stamped('CBC', '1'), stamped('TSH', '2')]), bundle('b', [stamped('TSH', '3'), stamped('CBC', '4')]), { ignore })).toEqual([]);
+    // The same full_url twice: the two entries are matched by content too.
+    const twice = (value: string) => ({ full_url: '/Observation/9', resource: { resourceType: 'Observation', valueString: value } });
+    expect(diff(bundle('a', [twice('x'), twice('y')]), bundle('b', [twice('y'), twice('x')]))).toEqual([]);
+    expect(diff(bundle('a', [twice('x'), twice('y')]), bundle('b', [twice('z'), twice('x')]))).toEqual(['changed $.entry[full_url=/Observation/9#2].resource.valueString']);
+  });
+
+  it('counts key order among the keys compared only: ignored keys and the Bundle id do not count', () => {
+    const keyOrder = true;
+    expect(diff('{"a":1,"x":1,"b":2}', '{"x":1,"a":1,"b":2}', { keyOrder, ignore: [parsePathRule('$.x')] })).toEqual([]);
+    expect(diff('{"a":1,"x":1,"b":2}', '{"x":1,"b":2,"a":1}', { keyOrder, ignore: [parsePathRule('$.x')] })).toEqual(['key-order $']);
+    expect(diff('{"resourceType":"Bundle","id":"a","type":"searchset"}', '{"id":"b","resourceType":"Bundle","type":"searchset"}', { keyOrder })).toEqual([]);
+  });
+
+  it('skips the id only of a body that is a Bundle on both sides', () => {
+    expect(diff({ resourceType: 'Bundle', id: 'a' }, { resourceType: 'OperationOutcome', id: 'b' })).toEqual(['changed $.resourceType', 'changed $.id']);
+    const inner = (id: string) => ({ resourceType: 'Bundle', id: 'outer', entry: [{ full_url: '/Bundle/1', resource: { resourceType: 'Bundle', id } }] });
+    expect(diff(inner('x'), inner('y'))).toEqual(['changed $.entry[full_url=/Bundle/1].resource.id']);
   });
 
   it('compares other arrays by position', () => {

@@ -2,7 +2,7 @@
  * The number-preserving JSON parser and serializer the diff and the redaction rest on.
  */
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, JsonNumber, JsonSyntaxError, parseEmbeddedJson, parseJsonText, serializeJson, tryParseJsonText } from '../../src/migration/json-text.ts';
+import { isJsonObject, JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseEmbeddedJson, parseJsonText, serializeJson, tryParseJsonText } from '../../src/migration/json-text.ts';
 
 describe('parseJsonText', () => {
   it('keeps numbers as written', () => {
@@ -32,6 +32,20 @@ describe('parseJsonText', () => {
     expect(() => parseJsonText(text)).toThrow(JsonSyntaxError);
     expect(() => parseJsonText(text)).toThrow(message);
     expect(tryParseJsonText(text)).toBeUndefined();
+  });
+});
+
+describe('nesting depth', () => {
+  it('is capped: deeper text is a syntax error of the parser, never a RangeError', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    expect(serializeJson(parseJsonText(nested(MAX_JSON_DEPTH)))).toBe(nested(MAX_JSON_DEPTH));
+    expect(() => parseJsonText(nested(MAX_JSON_DEPTH + 1))).toThrow(JsonSyntaxError);
+    expect(() => parseJsonText(nested(MAX_JSON_DEPTH + 1))).toThrow(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const text of ['['.repeat(200_000), '{"a":'.repeat(200_000), `[${'{"a":['.repeat(100_000)}`]) {
+      expect(() => parseJsonText(text)).toThrow(JsonSyntaxError);
+      expect(tryParseJsonText(text)).toBeUndefined();
+    }
+    expect(parseEmbeddedJson('['.repeat(200_000))).toBeUndefined();
   });
 });
 

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { endpointName, recordingFileName, requestLine } from '../../src/migration/recordings.ts';
 import { parseRequestsFile, RequestsFileError } from '../../src/migration/requests-file.ts';
-import { containsToken, scrubToken } from '../../src/migration/http-exchange.ts';
 
 describe('parseRequestsFile', () => {
   it('reads GET and POST lines, scenario names and the no-token flag, skipping comments and blank lines', () => {
@@ -53,16 +52,5 @@ describe('file names', () => {
     expect(endpointName('/DiagnosticReport/pdex-1.2')).toBe('DiagnosticReport-pdex-1.2');
     expect(endpointName('/')).toBe('root');
     expect(recordingFileName({ path: '/api/AlleryIntolerance/_search', scenario: 'post' })).toBe('api-AlleryIntolerance-_search__post.json');
-  });
-});
-
-describe('token safety', () => {
-  it('finds and scrubs the token as a whole word, written plain or URL-encoded', () => {
-    const token = 'ab+c/d==';
-    expect(containsToken(`next: ?access_token=${encodeURIComponent(token)}`, token)).toBe(true);
-    expect(containsToken(`"${token}"`, token)).toBe(true);
-    expect(containsToken('xab+c/d==', token)).toBe(false);
-    expect(scrubToken(`a ${token} b`, token)).toBe('a [token] b');
-    expect(containsToken('anything', undefined)).toBe(false);
   });
 });
