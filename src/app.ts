@@ -4,8 +4,10 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { silentAuditSink, type AuditSink } from './audit.ts';
 import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
+import { passthroughAccess, type AccessControl } from './pipeline/access-control.ts';
 import { callerToken } from './pipeline/auth.ts';
 import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/handle-route.ts';
 import { callerKey, etagMatches, renderBody, storedBody, webHashing, type Hashing } from './cache/cache-key.ts';
@@ -25,6 +27,10 @@ export interface AppOptions {
   hashing?: Hashing;
   metrics?: Metrics;
   logger?: Logger;
+  /** Who may read what (passthrough by default: the upstream judges the caller's token). */
+  access?: AccessControl;
+  /** Where the audit line of each legacy-route request goes (separate from the access log). */
+  audit?: AuditSink;
   routes?: readonly Route[];
   /** Longest request URL accepted; longer ones get 414. */
   maxUrlLength?: number;
@@ -36,14 +42,25 @@ const MAX_FORM_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** What the middleware and handlers share about one request (for its log line). */
-type FacadeEnv = { Variables: { requestId: string; routeName: string; upstreamPages: number; cache: CacheOutcome } };
+type FacadeEnv = {
+  Variables: {
+    requestId: string;
+    routeName: string;
+    upstreamPages: number;
+    cache: CacheOutcome;
+    /** Set on legacy routes only: what the audit line of the request says. */
+    audit: { subject: string | undefined; patient: string | undefined; resources: readonly string[] };
+  };
+};
 
 /** Builds the app for a route table (the real one by default). */
 export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
   const newBundleId = options.newBundleId ?? (() => crypto.randomUUID());
-  const deps: PipelineDeps = { client: options.client, newBundleId };
+  const access = options.access ?? passthroughAccess;
+  const auditSink = options.audit ?? silentAuditSink;
+  const deps: PipelineDeps = { client: options.client, newBundleId, upstream: access.upstream };
   const metrics = options.metrics ?? new Metrics();
   const { cache } = options;
   const hashing = options.hashing ?? webHashing();
@@ -67,6 +84,10 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       cache: c.get('cache'),
       upstreamCalls: c.get('upstreamPages'),
     });
+    const audit = c.get('audit');
+    if (audit !== undefined) {
+      auditSink({ requestId, route, method: c.req.method, status: c.res.status, ...audit, cache: c.get('cache') });
+    }
   });
 
   app.use(async (c, next) => {
@@ -108,19 +129,26 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       if (route.method === 'POST') app.post(path, formLimit);
       app.on(route.method, path, async (c) => {
         c.set('routeName', route.name);
+        c.set('audit', { subject: undefined, patient: undefined, resources: [] });
         const query = route.method === 'POST' ? await queryWithForm(c) : queryOf(c.req.url);
         const token = callerToken(query, c.req.header('authorization'));
-        const prepared = prepareRequest(route, { query, id: c.req.param('id'), token });
+        // Admitted before the cache: a cached answer is served only to a caller that passes the checks now.
+        const prepared = await access.admit(prepareRequest(route, { query, id: c.req.param('id'), token }), (caller) =>
+          c.set('audit', { subject: caller.subject, patient: caller.patient, resources: [] }),
+        );
+        const { caller } = prepared.access;
+        c.set('audit', { subject: caller?.subject, patient: caller?.patient ?? prepared.params.patient, resources: [] });
         const load = async (): Promise<StoredBody> => {
           const result = await runRequest(prepared, deps);
           c.set('upstreamPages', result.upstreamPages);
           metrics.upstreamPages.observe(result.upstreamPages);
-          return storedBody(JSON.stringify(result.payload), hashing.digest);
+          return { ...(await storedBody(JSON.stringify(result.payload), hashing.digest)), resourceIds: result.resourceIds };
         };
         const { body, outcome } = cache
           ? await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, load, keepAliveOf(c))
           : { body: await load(), outcome: 'bypass' as const };
         c.set('cache', outcome);
+        c.set('audit', { ...c.get('audit'), resources: body.resourceIds ?? [] });
         metrics.cacheEvents.inc({ outcome });
         // private: the body is one patient's data for one caller; no shared cache may keep it.
         const headers = { etag: body.etag, 'cache-control': 'private, no-cache', vary: 'Authorization' };

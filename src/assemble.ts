@@ -3,8 +3,10 @@
  * hashing, logger): the one place both entries build the client, cache, metrics and app.
  */
 import { createApp } from './app.ts';
+import type { AuditSink } from './audit.ts';
+import { accessControlFor } from './auth/access-from-config.ts';
 import { responseCacheFor } from './cache/cache-config.ts';
-import type { Hashing } from './cache/cache-key.ts';
+import { webHashing, type Hashing } from './cache/cache-key.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -20,6 +22,10 @@ export interface RuntimeParts {
   hashing?: Hashing;
   /** Whether identical concurrent misses may share one upstream load (not on Workers). */
   shareCacheLoads: boolean;
+  /** Where audit lines go (src/audit.ts). */
+  audit: AuditSink;
+  /** `fetch` for the token and introspection endpoints (the platform's by default). */
+  authFetch?: typeof fetch;
 }
 
 export interface Facade {
@@ -40,6 +46,8 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
     onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
   const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads);
-  const app = createApp({ client, cache, hashing: parts.hashing, metrics, logger: parts.logger, maxUrlLength: config.MAX_URL_LENGTH });
+  const hashing = parts.hashing ?? webHashing();
+  const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
+  const app = createApp({ client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH });
   return { app, cache, metrics };
 }

@@ -10,6 +10,22 @@ const integer = (fallback: number, min: number, max: number) =>
     String(fallback),
   );
 
+const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/, 'must be http(s)'));
+const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+
+/** A private JWK (JSON) for the SMART Backend Services client assertion: RSA or EC, with its private part. */
+const privateJwk = v.pipe(
+  v.string(),
+  v.check((text) => {
+    try {
+      const jwk = JSON.parse(text) as { kty?: unknown; d?: unknown; alg?: unknown };
+      return (jwk.kty === 'RSA' || jwk.kty === 'EC') && typeof jwk.d === 'string' && (jwk.alg === undefined || jwk.alg === 'RS384' || jwk.alg === 'ES384');
+    } catch {
+      return false;
+    }
+  }, 'must be a private RSA or EC JWK as JSON (alg RS384 or ES384 when given)'),
+);
+
 const ConfigSchema = v.object({
   PORT: integer(8080, 0, 65535),
   HOST: v.optional(v.string(), '0.0.0.0'),
@@ -46,7 +62,73 @@ const ConfigSchema = v.object({
   CACHE_STALE_MS: integer(30_000, 0, 86_400_000),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
+
+  // Access control (docs/security.md). `passthrough`: the caller's token goes upstream and the
+  // upstream judges it. `service`: the service uses its own credential upstream and enforces access.
+  UPSTREAM_AUTH_MODE: v.optional(v.picklist(['passthrough', 'service'], 'must be passthrough or service'), 'passthrough'),
+  /** Token endpoint the service's own upstream credential comes from (client credentials grant). */
+  UPSTREAM_TOKEN_URL: v.optional(httpUrl),
+  UPSTREAM_CLIENT_ID: v.optional(nonEmpty),
+  /** A client secret (sent as UPSTREAM_CLIENT_AUTH_METHOD says), or else… */
+  UPSTREAM_CLIENT_SECRET: v.optional(nonEmpty),
+  UPSTREAM_CLIENT_AUTH_METHOD: v.optional(v.picklist(['client_secret_basic', 'client_secret_post'], 'must be client_secret_basic or client_secret_post'), 'client_secret_basic'),
+  /** …a private JWK signing a client assertion (SMART Backend Services, RS384 or ES384). */
+  UPSTREAM_CLIENT_ASSERTION_KEY: v.optional(privateJwk),
+  UPSTREAM_SCOPE: v.optional(nonEmpty),
+  /** How a caller's token is checked in service mode. */
+  CALLER_TOKEN_VALIDATION: v.optional(v.picklist(['introspection', 'jwt'], 'must be introspection or jwt')),
+  INTROSPECTION_URL: v.optional(httpUrl),
+  INTROSPECTION_CLIENT_ID: v.optional(nonEmpty),
+  INTROSPECTION_CLIENT_SECRET: v.optional(nonEmpty),
+  /** How long an introspection answer is reused (never past the token's `exp`). */
+  INTROSPECTION_CACHE_MS: integer(30_000, 0, 3_600_000),
+  JWKS_URL: v.optional(httpUrl),
+  TOKEN_ISSUER: v.optional(nonEmpty),
+  TOKEN_AUDIENCE: v.optional(nonEmpty),
+  CLOCK_SKEW_SECONDS: integer(60, 0, 600),
+  /** Claim naming the token's patient (SMART's `patient` launch context by default). */
+  PATIENT_CLAIM: v.optional(nonEmpty, 'patient'),
 });
+
+/** Keys that mean something only in service mode: set in passthrough mode they are a mistake, never ignored. */
+const SERVICE_ONLY_KEYS = [
+  'UPSTREAM_TOKEN_URL', 'UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET', 'UPSTREAM_CLIENT_ASSERTION_KEY', 'UPSTREAM_SCOPE',
+  'CALLER_TOKEN_VALIDATION', 'INTROSPECTION_URL', 'INTROSPECTION_CLIENT_ID', 'INTROSPECTION_CLIENT_SECRET', 'JWKS_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE',
+] as const;
+
+/**
+ * Checks across keys, on the raw values so they are listed together with the per-key problems:
+ * service mode needs its credential and its caller validation; passthrough mode takes none of them
+ * (a hospital that set them but not the mode would believe access is enforced when it is not).
+ */
+function crossKeyProblems(env: Record<string, string>): string[] {
+  const problems: string[] = [];
+  const missing = (key: string, why: string) => {
+    if (env[key] === undefined) problems.push(`${key}: required ${why}`);
+  };
+  if (env.UPSTREAM_AUTH_MODE !== 'service') {
+    for (const key of SERVICE_ONLY_KEYS) {
+      if (env[key] !== undefined) problems.push(`${key}: only used with UPSTREAM_AUTH_MODE=service`);
+    }
+    return problems;
+  }
+  missing('UPSTREAM_TOKEN_URL', 'in service mode');
+  missing('UPSTREAM_CLIENT_ID', 'in service mode');
+  const secret = env.UPSTREAM_CLIENT_SECRET !== undefined;
+  const assertion = env.UPSTREAM_CLIENT_ASSERTION_KEY !== undefined;
+  if (secret === assertion) problems.push('UPSTREAM_CLIENT_SECRET: set exactly one of UPSTREAM_CLIENT_SECRET and UPSTREAM_CLIENT_ASSERTION_KEY in service mode');
+  missing('CALLER_TOKEN_VALIDATION', 'in service mode');
+  if (env.CALLER_TOKEN_VALIDATION === 'introspection') {
+    missing('INTROSPECTION_URL', 'with CALLER_TOKEN_VALIDATION=introspection');
+    if ((env.INTROSPECTION_CLIENT_ID === undefined) !== (env.INTROSPECTION_CLIENT_SECRET === undefined)) {
+      problems.push('INTROSPECTION_CLIENT_SECRET: INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET go together');
+    }
+  }
+  if (env.CALLER_TOKEN_VALIDATION === 'jwt') {
+    for (const key of ['JWKS_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE']) missing(key, 'with CALLER_TOKEN_VALIDATION=jwt');
+  }
+  return problems;
+}
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
 
@@ -67,6 +149,10 @@ export function requireUpstream(config: Config): string {
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = v.safeParse(ConfigSchema, present);
-  if (result.success) return result.output;
-  throw new ConfigError(result.issues.map((issue) => `${v.getDotPath(issue) ?? '(config)'}: ${issue.message}`));
+  const problems = [
+    ...(result.success ? [] : result.issues.map((issue) => `${v.getDotPath(issue) ?? '(config)'}: ${issue.message}`)),
+    ...crossKeyProblems(present as Record<string, string>),
+  ];
+  if (result.success && problems.length === 0) return result.output;
+  throw new ConfigError(problems);
 }

@@ -10,6 +10,9 @@ export const ERROR_CATALOG = {
   'bad-request': { status: 400, issue: 'structure', text: 'The HTTP request is malformed' },
   'unauthorized': { status: 401, issue: 'login', text: 'An access_token is required' },
   'forbidden': { status: 403, issue: 'forbidden', text: 'This collection cannot be read without an access_token' },
+  'invalid-token': { status: 401, issue: 'login', text: 'The access token is invalid, expired or revoked' },
+  'scope-denied': { status: 403, issue: 'forbidden', text: 'The access token does not grant this record type' },
+  'patient-denied': { status: 403, issue: 'forbidden', text: 'The access token does not grant this patient' },
   'not-found': { status: 404, issue: 'not-found', text: 'No record with this id' },
   'unknown-path': { status: 404, issue: 'not-supported', text: 'No such operation' },
   'method-not-allowed': { status: 405, issue: 'not-supported', text: 'This interface is read-only' },
@@ -23,6 +26,8 @@ export const ERROR_CATALOG = {
   'upstream-search-problem': { status: 502, issue: 'processing', text: 'The upstream server could not run the search as asked' },
   'upstream-too-many-pages': { status: 502, issue: 'too-costly', text: 'The upstream search has more pages than the service reads' },
   'upstream-refused-link': { status: 502, issue: 'security', text: 'The upstream sent a paging link outside its base URL' },
+  'auth-server-error': { status: 502, issue: 'transient', text: 'The authorization server failed' },
+  'upstream-credential-failed': { status: 502, issue: 'security', text: 'The service could not authenticate to the upstream FHIR server' },
   'upstream-timeout': { status: 504, issue: 'timeout', text: 'The upstream FHIR server did not answer in time' },
   'internal': { status: 500, issue: 'exception', text: 'Internal error' },
 } as const satisfies Record<string, { status: number; issue: string; text: string }>;

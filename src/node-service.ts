@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { assembleFacade } from './assemble.ts';
+import { silentAuditSink, type AuditSink } from './audit.ts';
 import { nodeHashing } from './cache/node-hashing.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from './errors.ts';
@@ -23,6 +24,8 @@ export interface ServiceOptions {
   /** Load every FHIR Bundle and NDJSON file of this folder into the embedded upstream instead of the generated patients. */
   dataDir?: string;
   logger?: Logger;
+  /** Where audit lines go; none are written without one (the Node entry writes them to stdout). */
+  audit?: AuditSink;
 }
 
 export interface RunningService {
@@ -44,7 +47,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   const transport = undiciTransport();
-  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, hashing: nodeHashing(), shareCacheLoads: true });
+  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).

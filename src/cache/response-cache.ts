@@ -14,6 +14,8 @@ export interface StoredBody {
   after: string | undefined;
   /** Weak ETag over the body without its per-response id. */
   etag: string;
+  /** `Type/id` of the records in the body, kept so a cached answer still has its audit line. */
+  resourceIds?: readonly string[];
 }
 
 /** How a request was answered: from a fresh entry, a stale one, a new load, or with the cache off. */
@@ -117,7 +119,8 @@ export class ResponseCache {
   #load(key: string, load: () => Promise<StoredBody>): Promise<StoredBody> {
     const pending = load()
       .then((body) => {
-        const text = body.before.length + (body.after?.length ?? 0) + key.length + body.etag.length;
+        const ids = body.resourceIds?.reduce((sum, id) => sum + id.length + 16, 0) ?? 0;
+        const text = body.before.length + (body.after?.length ?? 0) + key.length + body.etag.length + ids;
         const bytes = 2 * text + ENTRY_OVERHEAD_BYTES;
         // A body larger than the whole cache is answered but not kept.
         if (bytes <= this.#options.maxBytes) this.#entries.set(key, { body, storedAt: this.#now(), bytes });

@@ -4,13 +4,14 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from '../config.ts';
+import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
 import { StartError, startService } from '../node-service.ts';
 
 const logger = jsonLogger();
 try {
   const { values } = parseArgs({ options: { data: { type: 'string' } } });
-  const service = await startService(parseConfig(process.env), { dataDir: values.data, logger });
+  const service = await startService(parseConfig(process.env), { dataDir: values.data, logger, audit: jsonAuditSink() });
   // Origin and path only: a configured URL may carry credentials in its user-info or query.
   const upstream = new URL(service.upstreamUrl);
   logger('info', 'listening', { url: service.url, upstream: `${upstream.origin}${upstream.pathname}` });

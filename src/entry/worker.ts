@@ -6,6 +6,7 @@
 import { assembleFacade, type Facade } from '../assemble.ts';
 import { ConfigError, parseConfig, requireUpstream } from '../config.ts';
 import { FacadeError, toOperationOutcome } from '../errors.ts';
+import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
 import { fetchTransport } from '../upstream/transport.ts';
 
@@ -15,7 +16,7 @@ function buildApp(env: Record<string, unknown>): Facade['app'] {
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
   // Loads are not shared across requests here: a request's I/O dies with it in workerd.
-  return assembleFacade(config, { upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), shareCacheLoads: false }).app;
+  return assembleFacade(config, { upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), audit: jsonAuditSink(), shareCacheLoads: false }).app;
 }
 
 /**

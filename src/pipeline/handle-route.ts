@@ -3,12 +3,13 @@
  * mapper → envelope. Nothing here is specific to one endpoint; the route entry says it all.
  */
 import type { Json } from '../../mappers/fhir-values.ts';
-import { datePart, normalizeReference } from '../../mappers/fhir-values.ts';
+import { datePart } from '../../mappers/fhir-values.ts';
 import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../upstream/fhir-client.ts';
+import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from './access-control.ts';
 import { enforceAuthPolicy } from './auth.ts';
 import { legacyBundle, type MappedEntry } from './envelope.ts';
 import { upstreamSearchParams } from './upstream-query.ts';
@@ -26,12 +27,16 @@ export interface PipelineDeps {
   client: FhirClient;
   /** Id of each response Bundle ("generated per response", spec 2.1). */
   newBundleId: () => string;
+  /** Makes each upstream call with the bearer of the access mode (passthrough: the caller's token). */
+  upstream?: UpstreamCaller;
 }
 
 /** What the pipeline answers, and how many upstream pages it took (for the request log). */
 export interface PipelineResult {
   payload: Json | Json[];
   upstreamPages: number;
+  /** `Type/id` of every record the answer shows (for the audit log). */
+  resourceIds: string[];
 }
 
 /** A request that passed its route's auth policy and parameter validation: all the rest depends on. */
@@ -41,13 +46,15 @@ export interface PreparedRequest {
   /** The validated record id of a by-id read. */
   id: string | undefined;
   token: string | undefined;
+  /** Who the caller is and what it may see (src/pipeline/access-control.ts); unrestricted until admitted. */
+  access: RequestAccess;
 }
 
 /** Enforces the auth policy and validates the parameters; every 4xx of a request comes from here. */
 export function prepareRequest(route: Route, request: LegacyRequest): PreparedRequest {
   enforceAuthPolicy(route.auth, request.token);
   const id = route.kind === 'read' ? parseRecordId(request.id ?? '') : undefined;
-  return { route, params: parseLegacyParams(request.query, route.params), id, token: request.token };
+  return { route, params: parseLegacyParams(request.query, route.params), id, token: request.token, access: UNRESTRICTED };
 }
 
 /**
@@ -75,10 +82,13 @@ export async function handleRoute(route: Route, request: LegacyRequest, deps: Pi
 async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const { params } = request;
   const result = await searchUpstream(route, params, request, deps);
-  const matches = filterByPeriod(result.matches, route.upstream.datePeriod, params);
-  const context = createMapContext([...matches, ...result.included]);
+  const { matches, included } = request.access.visible(route, {
+    matches: filterByPeriod(result.matches, route.upstream.datePeriod, params),
+    included: result.included,
+  });
+  const context = createMapContext([...matches, ...included]);
   const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
-  for (const resource of result.included) {
+  for (const resource of included) {
     const shape = route.includedEntries?.[resource.resourceType];
     if (shape) entries.push(mapEntry(resource, shape.map(resource, context)));
   }
@@ -86,20 +96,22 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
     route.envelope === 'array'
       ? entries.map((entry) => entry.resource)
       : legacyBundle(route.bundleType, entries, deps.newBundleId());
-  return { payload, upstreamPages: result.pages };
+  return { payload, upstreamPages: result.pages, resourceIds: entries.map((entry) => `${entry.resourceType}/${entry.id}`) };
+}
+
+function upstreamOf(deps: PipelineDeps): UpstreamCaller {
+  return deps.upstream ?? passthroughAccess.upstream;
 }
 
 /** The upstream search of a route; through its patient scope when it has one and a patient is asked for. */
 async function searchUpstream(route: SearchRoute, params: LegacyParams, request: PreparedRequest, deps: PipelineDeps): Promise<SearchResult> {
   const { resourceType, patientScope } = route.upstream;
+  const upstream = upstreamOf(deps);
   if (patientScope === undefined || params.patient === undefined) {
-    return deps.client.search(resourceType, upstreamSearchParams(route, params), request.token);
+    return upstream(request.token, (bearer) => deps.client.search(resourceType, upstreamSearchParams(route, params), bearer));
   }
-  const scoped = await deps.client.search(
-    patientScope.resourceType,
-    [['patient', `Patient/${params.patient}`], ['_include', patientScope.include]],
-    request.token,
-  );
+  const scopeQuery: [string, string][] = [['patient', `Patient/${params.patient}`], ['_include', patientScope.include]];
+  const scoped = await upstream(request.token, (bearer) => deps.client.search(patientScope.resourceType, scopeQuery, bearer));
   const matches = scoped.included.filter((resource) => resource.resourceType === resourceType);
   return { matches, included: [], pages: scoped.pages };
 }
@@ -142,18 +154,26 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
   if (include?.length || revinclude?.length) {
     // A read that needs referenced records is a search by _id, so they come in the same round trip.
     const query = upstreamSearchParams(route, {});
-    const result = await deps.client.search(resourceType, [['_id', id], ...query], request.token);
+    const result = await upstreamOf(deps)(request.token, (bearer) => deps.client.search(resourceType, [['_id', id], ...query], bearer));
     resource = result.matches.find((match) => match.id === id);
     includedResources = result.included;
     upstreamPages = result.pages;
   } else {
-    resource = await deps.client.read(resourceType, id, request.token);
+    resource = await upstreamOf(deps)(request.token, (bearer) => deps.client.read(resourceType, id, bearer));
   }
+  // A record the caller may not see is answered as one that does not exist: nothing is revealed.
+  const visible = request.access.visible(route, { matches: resource ? [resource] : [], included: includedResources });
+  resource = visible.matches[0];
+  includedResources = visible.included;
   // A record of another patient than the one asked for is treated as not there (spec 4.2 `patient`).
   if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient, route.upstream.patientElement))) {
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
-  return { payload: route.shape.map(resource, createMapContext([resource, ...includedResources])), upstreamPages };
+  return {
+    payload: route.shape.map(resource, createMapContext([resource, ...includedResources])),
+    upstreamPages,
+    resourceIds: [`${resource.resourceType}/${resource.id ?? id}`],
+  };
 }
 
 function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
@@ -161,7 +181,5 @@ function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
 }
 
 function belongsToPatient(resource: FhirResource, patientId: string, element: string | undefined): boolean {
-  const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
-  const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
-  return normalizeReference(reference) === `Patient/${patientId}`;
+  return patientOf(resource, element) === patientId;
 }

@@ -1,0 +1,118 @@
+/**
+ * Who a caller is, from its access token, in `service` mode: by RFC 7662 introspection at the
+ * authorization server, or by verifying a JWT access token locally against the server's JWKS.
+ * Either way the answer is the token's subject, its patient and its SMART scopes; a token that is
+ * not good (invalid, expired, forged, for another audience, revoked) is a 401. An authorization
+ * server that cannot answer is a 502: a caller is never let in because a check could not run.
+ */
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { Hashing } from '../cache/cache-key.ts';
+import { FacadeError } from '../errors.ts';
+import { basicAuthorization, postForm } from './auth-http.ts';
+import { ScopeGrants, scopesOf } from './smart-scopes.ts';
+
+export interface Caller {
+  /** The token's `sub`, for the audit log (never the token). */
+  subject: string | undefined;
+  /** The patient the token acts for, from the configured claim; undefined when it names none. */
+  patient: string | undefined;
+  scopes: ScopeGrants;
+}
+
+/** Checks a caller's token; throws a FacadeError (401, or 502 when the check cannot run). */
+export type CallerValidator = (token: string) => Promise<Caller>;
+
+function callerFrom(claims: Record<string, unknown>, patientClaim: string): Caller {
+  const patient = claims[patientClaim];
+  return {
+    subject: typeof claims.sub === 'string' ? claims.sub : undefined,
+    // A patient claim may be a bare id or a reference (`Patient/123`); the bare id is compared.
+    patient: typeof patient === 'string' && patient !== '' ? patient.replace(/^Patient\//, '') : undefined,
+    scopes: new ScopeGrants(scopesOf(claims)),
+  };
+}
+
+export interface JwtValidatorOptions {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  clockSkewSeconds: number;
+  patientClaim: string;
+}
+
+/** JOSE failures that mean "this token is not good" (401); any other failure is the check failing (502). */
+const TOKEN_FAULTS = new Set([
+  'ERR_JWT_EXPIRED',
+  'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  'ERR_JWT_INVALID',
+  'ERR_JWS_INVALID',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+]);
+
+/** Local verification: signature by a key of the JWKS, issuer, audience, exp and nbf within the skew. */
+export function jwtValidator(options: JwtValidatorOptions): CallerValidator {
+  // jose fetches the JWKS on first use, keeps it, and refetches on an unknown `kid` (at most every 30 s).
+  const keys = createRemoteJWKSet(new URL(options.jwksUrl));
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        clockTolerance: options.clockSkewSeconds,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new FacadeError('invalid-token', undefined, { cause: error });
+      throw new FacadeError('auth-server-error', 'the signing keys could not be read', { cause: error });
+    }
+    return callerFrom(payload, options.patientClaim);
+  };
+}
+
+export interface IntrospectionValidatorOptions {
+  introspectionUrl: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** How long an active answer is reused; never past the token's `exp`. 0: never reused. */
+  cacheMs: number;
+  patientClaim: string;
+  /** Keys the answer cache by a keyed hash of the token: no token is held in memory longer than the request. */
+  hashing: Hashing;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+/** Most introspection answers kept at once. */
+const MAX_CACHED_ANSWERS = 10_000;
+
+/** RFC 7662 introspection, active answers cached briefly so a burst of requests costs one round trip. */
+export function introspectionValidator(options: IntrospectionValidatorOptions): CallerValidator {
+  const now = options.now ?? Date.now;
+  const answers = new LRUCache<string, { caller: Caller; until: number }>({ max: MAX_CACHED_ANSWERS });
+  const headers: Record<string, string> = {};
+  if (options.clientId !== undefined && options.clientSecret !== undefined) {
+    headers.authorization = basicAuthorization(options.clientId, options.clientSecret);
+  }
+  return async (token) => {
+    const key = await options.hashing.callerOf(token);
+    const cached = answers.get(key);
+    if (cached && now() < cached.until) return cached.caller;
+    const form = new URLSearchParams({ token, token_type_hint: 'access_token' });
+    const answer = await postForm(options.introspectionUrl, form, headers, options.fetch, 'auth-server-error');
+    if (answer.status !== 200) throw new FacadeError('auth-server-error', `the introspection endpoint answered HTTP ${answer.status}`);
+    const claims = answer.body;
+    const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
+    // `active` alone decides (RFC 7662 2.2); an `exp` already past is refused too, whatever the server says.
+    if (claims.active !== true || (exp !== undefined && exp <= now())) throw new FacadeError('invalid-token');
+    const caller = callerFrom(claims, options.patientClaim);
+    const until = Math.min(now() + options.cacheMs, exp ?? Number.POSITIVE_INFINITY);
+    if (options.cacheMs > 0) answers.set(key, { caller, until });
+    return caller;
+  };
+}

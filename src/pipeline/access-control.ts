@@ -1,0 +1,151 @@
+/**
+ * Who may read what: the one place access is enforced, for every route (docs/security.md).
+ *
+ * - `passthrough`: the caller's token goes upstream as the bearer and the upstream judges it;
+ *   nothing is narrowed or filtered here.
+ * - `service`: the upstream sees only the service's own credential, so this module stands between
+ *   one patient's token and every other patient's records. It validates the caller's token, checks
+ *   its SMART scopes against the route's resource type, pins every search to the token's patient,
+ *   and filters every record of an answer — matches and included records alike — before mapping.
+ *
+ * Nothing here names an endpoint: the route table's resource type and patient element say it all.
+ */
+import { normalizeReference } from '../../mappers/fhir-values.ts';
+import type { Caller, CallerValidator } from '../auth/caller-token.ts';
+import type { ServiceCredential } from '../auth/service-credential.ts';
+import { FacadeError } from '../errors.ts';
+import type { Route } from '../route-types.ts';
+import type { FhirResource } from '../upstream/fhir-client.ts';
+import type { PreparedRequest } from './handle-route.ts';
+
+/** The records of one answer: the route's matches and the records included with them. */
+export interface AnswerRecords {
+  matches: FhirResource[];
+  included: FhirResource[];
+}
+
+/** What the pipeline needs to know about the caller of one admitted request. */
+export interface RequestAccess {
+  /** The validated caller; undefined in passthrough mode (the upstream judges the token). */
+  caller: Caller | undefined;
+  /** The records of an answer this caller may see; the rest is dropped before mapping. */
+  visible(route: Route, records: AnswerRecords): AnswerRecords;
+}
+
+/** Sends one upstream call with the bearer the mode says: the caller's, or the service's own. */
+export type UpstreamCaller = <T>(callerToken: string | undefined, call: (bearer: string | undefined) => Promise<T>) => Promise<T>;
+
+export interface AccessControl {
+  readonly mode: 'passthrough' | 'service';
+  /**
+   * Validates the caller and narrows the request to what it may read (401, 403). Runs before the
+   * cache. `identified` is told the caller as soon as the token is good, so a refusal is audited with its subject.
+   */
+  admit(prepared: PreparedRequest, identified?: (caller: Caller) => void): Promise<PreparedRequest>;
+  upstream: UpstreamCaller;
+}
+
+/** Passthrough: every record the upstream answers is the caller's to see (the upstream decided). */
+export const UNRESTRICTED: RequestAccess = { caller: undefined, visible: (_, records) => records };
+
+export const passthroughAccess: AccessControl = {
+  mode: 'passthrough',
+  admit: async (prepared) => prepared,
+  upstream: (callerToken, call) => call(callerToken),
+};
+
+/** Types whose records belong to no patient (directory data): they follow the scopes only. */
+const NON_PATIENT_TYPES = new Set(['Practitioner', 'PractitionerRole', 'Organization', 'Location']);
+
+/** The element naming a record's patient where it is neither `subject` nor `patient`. */
+const PATIENT_ELEMENT: Readonly<Record<string, string>> = { Coverage: 'beneficiary' };
+
+/** The id of the patient a record belongs to: its `element`, else `subject`, else `patient`. */
+export function patientOf(resource: FhirResource, element = PATIENT_ELEMENT[resource.resourceType]): string | undefined {
+  if (resource.resourceType === 'Patient') return resource.id;
+  const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
+  const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
+  const normalized = normalizeReference(reference);
+  return normalized?.startsWith('Patient/') ? normalized.slice('Patient/'.length) : undefined;
+}
+
+export interface ServiceAccessOptions {
+  validateCaller: CallerValidator;
+  credential: ServiceCredential;
+}
+
+export function serviceAccess(options: ServiceAccessOptions): AccessControl {
+  return {
+    mode: 'service',
+    async admit(prepared, identified) {
+      const { route, token } = prepared;
+      // The route's policy already answered 401/403 where the spec says so; with the service's own
+      // credential upstream, a request without a token can be granted nothing at all.
+      if (token === undefined) throw new FacadeError('unauthorized');
+      const caller = await options.validateCaller(token);
+      identified?.(caller);
+      const type = route.upstream.resourceType;
+      if (!caller.scopes.allows(type, route.kind === 'read' ? 'read' : 'search')) {
+        throw new FacadeError('scope-denied', `the token's scopes do not grant ${route.kind === 'read' ? 'reading' : 'searching'} ${type}`);
+      }
+      const asked = prepared.params.patient;
+      if (asked !== undefined && asked !== caller.patient) throw new FacadeError('patient-denied');
+      let params = prepared.params;
+      if (!NON_PATIENT_TYPES.has(type)) {
+        if (caller.patient === undefined) throw new FacadeError('patient-denied', 'the token names no patient');
+        // Every search is pinned to the token's patient; a by-id read of another patient's record is then a 404.
+        if (route.params.includes('patient')) params = { ...params, patient: caller.patient };
+      }
+      return { ...prepared, params, access: { caller, visible: (answerRoute, records) => visibleRecords(caller, answerRoute, records) } };
+    },
+    async upstream(_callerToken, call) {
+      // The caller's token is never forwarded in this mode.
+      const bearer = await options.credential.bearer();
+      try {
+        return await call(bearer);
+      } catch (error) {
+        // The upstream refusing the service's credential is the service's failure, not the caller's.
+        if (error instanceof FacadeError && (error.code === 'unauthorized' || error.code === 'forbidden')) {
+          options.credential.forget();
+          throw new FacadeError('upstream-credential-failed', 'the upstream refused the service credential', { cause: error });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The records a caller may see: a type its scopes grant, and the caller's own patient's record
+ * (directory types: the scopes only). A Provenance is kept only when every record it is about is
+ * kept or is the caller's Patient: otherwise it would tell about another patient's record.
+ */
+function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): AnswerRecords {
+  const ownRecord = (resource: FhirResource, element?: string): boolean => {
+    if (!caller.scopes.allowsAny(resource.resourceType) || resource.resourceType === 'Provenance') return false;
+    if (NON_PATIENT_TYPES.has(resource.resourceType)) return true;
+    return caller.patient !== undefined && patientOf(resource, element) === caller.patient;
+  };
+  const matches = records.matches.filter((resource) =>
+    ownRecord(resource, resource.resourceType === route.upstream.resourceType ? route.upstream.patientElement : undefined),
+  );
+  const included = records.included.filter((resource) => ownRecord(resource));
+  const kept = new Set([...matches, ...included].map((resource) => `${resource.resourceType}/${resource.id}`));
+  if (caller.patient !== undefined) kept.add(`Patient/${caller.patient}`);
+  const provenances = [...records.matches, ...records.included].filter(
+    (resource) => resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept),
+  );
+  return {
+    matches: [...matches, ...provenances.filter((resource) => records.matches.includes(resource))],
+    included: [...included, ...provenances.filter((resource) => records.included.includes(resource))],
+  };
+}
+
+function targetsAllKept(provenance: FhirResource, kept: Set<string>): boolean {
+  const targets = Array.isArray(provenance.target) ? provenance.target : [];
+  if (targets.length === 0) return false;
+  return targets.every((target) => {
+    const reference = normalizeReference(typeof target === 'object' && target !== null ? (target as { reference?: unknown }).reference : undefined);
+    return reference !== undefined && kept.has(reference);
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Access-control configuration and SMART scope reading, without servers: service mode needs its
+ * keys (every missing one named at once), passthrough takes none of them, and scopes grant exactly
+ * what v1 and v2 say.
+ */
+import { describe, expect, it } from 'vitest';
+import { ScopeGrants } from '../src/auth/smart-scopes.ts';
+import { ConfigError, parseConfig } from '../src/config.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+describe('access-control configuration', () => {
+  it('defaults to passthrough', () => {
+    expect(parseConfig({}).UPSTREAM_AUTH_MODE).toBe('passthrough');
+  });
+
+  it('names every key service mode misses, with the per-key problems, at once', () => {
+    const problems = problemsOf({ UPSTREAM_AUTH_MODE: 'service', CALLER_TOKEN_VALIDATION: 'jwt', CLOCK_SKEW_SECONDS: 'soon' });
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual(
+      expect.arrayContaining(['CLOCK_SKEW_SECONDS', 'UPSTREAM_TOKEN_URL', 'UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET', 'JWKS_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE']),
+    );
+  });
+
+  it('takes exactly one client authentication, and a private key that is one', () => {
+    const base = { UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', CALLER_TOKEN_VALIDATION: 'introspection', INTROSPECTION_URL: 'https://as.test/introspect' };
+    expect(problemsOf({ ...base, UPSTREAM_CLIENT_SECRET: 's' })).toEqual([]);
+    expect(problemsOf({ ...base, UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_CLIENT_ASSERTION_KEY: '{"kty":"EC","d":"x"}' })).toHaveLength(1);
+    expect(problemsOf({ ...base, UPSTREAM_CLIENT_ASSERTION_KEY: '{"kty":"EC","x":"public only"}' })[0]).toMatch(/^UPSTREAM_CLIENT_ASSERTION_KEY/);
+    expect(problemsOf({ ...base, UPSTREAM_CLIENT_SECRET: 's', INTROSPECTION_CLIENT_ID: 'only-the-id' })[0]).toMatch(/^INTROSPECTION_CLIENT_SECRET/);
+  });
+
+  it('refuses service-mode keys in passthrough mode rather than ignore them', () => {
+    expect(problemsOf({ CALLER_TOKEN_VALIDATION: 'jwt' })).toEqual(['CALLER_TOKEN_VALIDATION: only used with UPSTREAM_AUTH_MODE=service']);
+  });
+});
+
+describe('SMART scopes', () => {
+  it('v1 .read and .* grant reading and searching; wildcards cover every type', () => {
+    const grants = new ScopeGrants(['patient/Observation.read', 'patient/*.*']);
+    expect(grants.allows('Observation', 'search') && grants.allows('Condition', 'read')).toBe(true);
+  });
+
+  it('v2 r reads by id, s searches', () => {
+    const grants = new ScopeGrants(['patient/Observation.rs', 'patient/Condition.r', 'patient/Procedure.s']);
+    expect([grants.allows('Observation', 'read'), grants.allows('Observation', 'search')]).toEqual([true, true]);
+    expect([grants.allows('Condition', 'read'), grants.allows('Condition', 'search')]).toEqual([true, false]);
+    expect([grants.allows('Procedure', 'read'), grants.allows('Procedure', 'search')]).toEqual([false, true]);
+  });
+
+  it('grants nothing for user/, system/, write-only or granular scopes', () => {
+    const grants = new ScopeGrants(['user/*.read', 'system/*.rs', 'patient/Observation.write', 'patient/Observation.rs?category=laboratory', 'launch/patient']);
+    expect(grants.allowsAny('Observation')).toBe(false);
+  });
+});
