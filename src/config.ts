@@ -11,6 +11,17 @@ const integer = (fallback: number, min: number, max: number) =>
   );
 
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/, 'must be http(s)'));
+/**
+ * The token, introspection and key endpoints decide who may read what: over plain HTTP anyone on the
+ * path could answer for them, so they must be https, except on loopback (local set-ups and tests).
+ */
+const authServerUrl = v.pipe(
+  httpUrl,
+  v.check((url) => {
+    const { protocol, hostname } = new URL(url);
+    return protocol === 'https:' || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname);
+  }, 'must be https (http only on loopback)'),
+);
 const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
 /** A private JWK (JSON) for the SMART Backend Services client assertion: RSA or EC, with its private part. */
@@ -67,7 +78,7 @@ const ConfigSchema = v.object({
   // upstream judges it. `service`: the service uses its own credential upstream and enforces access.
   UPSTREAM_AUTH_MODE: v.optional(v.picklist(['passthrough', 'service'], 'must be passthrough or service'), 'passthrough'),
   /** Token endpoint the service's own upstream credential comes from (client credentials grant). */
-  UPSTREAM_TOKEN_URL: v.optional(httpUrl),
+  UPSTREAM_TOKEN_URL: v.optional(authServerUrl),
   UPSTREAM_CLIENT_ID: v.optional(nonEmpty),
   /** A client secret (sent as UPSTREAM_CLIENT_AUTH_METHOD says), or else… */
   UPSTREAM_CLIENT_SECRET: v.optional(nonEmpty),
@@ -77,12 +88,12 @@ const ConfigSchema = v.object({
   UPSTREAM_SCOPE: v.optional(nonEmpty),
   /** How a caller's token is checked in service mode. */
   CALLER_TOKEN_VALIDATION: v.optional(v.picklist(['introspection', 'jwt'], 'must be introspection or jwt')),
-  INTROSPECTION_URL: v.optional(httpUrl),
+  INTROSPECTION_URL: v.optional(authServerUrl),
   INTROSPECTION_CLIENT_ID: v.optional(nonEmpty),
   INTROSPECTION_CLIENT_SECRET: v.optional(nonEmpty),
   /** How long an introspection answer is reused (never past the token's `exp`). */
   INTROSPECTION_CACHE_MS: integer(30_000, 0, 3_600_000),
-  JWKS_URL: v.optional(httpUrl),
+  JWKS_URL: v.optional(authServerUrl),
   TOKEN_ISSUER: v.optional(nonEmpty),
   TOKEN_AUDIENCE: v.optional(nonEmpty),
   CLOCK_SKEW_SECONDS: integer(60, 0, 600),

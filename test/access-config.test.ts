@@ -60,3 +60,12 @@ describe('SMART scopes', () => {
     expect(grants.allowsAny('Observation')).toBe(false);
   });
 });
+
+describe('authorization-server URLs', () => {
+  it('must be https except on loopback', () => {
+    const service = { UPSTREAM_AUTH_MODE: 'service', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's', CALLER_TOKEN_VALIDATION: 'introspection', INTROSPECTION_URL: 'https://as.test/introspect' };
+    expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'http://as.example.org/token' })).toThrow(/UPSTREAM_TOKEN_URL: must be https/);
+    expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'http://127.0.0.1:9000/token' })).not.toThrow();
+    expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'https://as.test/token', INTROSPECTION_URL: 'http://as.example.org/i' })).toThrow(/INTROSPECTION_URL/);
+  });
+});

@@ -48,6 +48,8 @@ function callerValidatorFor(config: Config, parts: AccessParts): CallerValidator
     clientSecret: config.INTROSPECTION_CLIENT_SECRET,
     cacheMs: config.INTROSPECTION_CACHE_MS,
     patientClaim: config.PATIENT_CLAIM,
+    audience: config.TOKEN_AUDIENCE,
+    issuer: config.TOKEN_ISSUER,
     hashing: parts.hashing,
     fetch: parts.fetch,
   });

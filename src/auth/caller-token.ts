@@ -84,8 +84,24 @@ export interface IntrospectionValidatorOptions {
   patientClaim: string;
   /** Keys the answer cache by a keyed hash of the token: no token is held in memory longer than the request. */
   hashing: Hashing;
+  /** When set, the answer's `aud` must name it: a token issued for another API is refused. */
+  audience?: string;
+  /** When set, an answer that names an issuer must name this one. */
+  issuer?: string;
   fetch?: typeof fetch;
   now?: () => number;
+}
+
+/**
+ * Whether an active introspection answer is for this service: the configured audience, the
+ * configured issuer when the answer names one, and an access token (not a refresh token).
+ */
+function isForThisService(claims: Record<string, unknown>, options: IntrospectionValidatorOptions): boolean {
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (options.audience !== undefined && !audiences.includes(options.audience)) return false;
+  if (options.issuer !== undefined && claims.iss !== undefined && claims.iss !== options.issuer) return false;
+  const type = typeof claims.token_type === 'string' ? claims.token_type.toLowerCase() : undefined;
+  return type === undefined || type === 'access_token' || type === 'bearer';
 }
 
 /** Most introspection answers kept at once. */
@@ -110,6 +126,7 @@ export function introspectionValidator(options: IntrospectionValidatorOptions): 
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
     // `active` alone decides (RFC 7662 2.2); an `exp` already past is refused too, whatever the server says.
     if (claims.active !== true || (exp !== undefined && exp <= now())) throw new FacadeError('invalid-token');
+    if (!isForThisService(claims, options)) throw new FacadeError('invalid-token');
     const caller = callerFrom(claims, options.patientClaim);
     const until = Math.min(now() + options.cacheMs, exp ?? Number.POSITIVE_INFINITY);
     if (options.cacheMs > 0) answers.set(key, { caller, until });
