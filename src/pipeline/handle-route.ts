@@ -96,7 +96,7 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
     route.envelope === 'array'
       ? entries.map((entry) => entry.resource)
       : legacyBundle(route.bundleType, entries, deps.newBundleId());
-  return { payload, upstreamPages: result.pages, resourceIds: entries.map((entry) => `${entry.resourceType}/${entry.id}`) };
+  return { payload, upstreamPages: result.pages, resourceIds: idsOf([...matches, ...included]) };
 }
 
 function upstreamOf(deps: PipelineDeps): UpstreamCaller {
@@ -172,8 +172,16 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
   return {
     payload: route.shape.map(resource, createMapContext([resource, ...includedResources])),
     upstreamPages,
-    resourceIds: [`${resource.resourceType}/${resource.id ?? id}`],
+    resourceIds: idsOf([resource, ...includedResources]),
   };
+}
+
+/**
+ * Every record the answer was built from, for the audit line: matches and included records alike,
+ * since included ones (the Encounter record's notes, Orders' reports, the Patient's name) show in it.
+ */
+function idsOf(resources: FhirResource[]): string[] {
+  return resources.map((resource) => `${resource.resourceType}/${resource.id ?? ''}`);
 }
 
 function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
