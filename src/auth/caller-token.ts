@@ -54,6 +54,8 @@ const TOKEN_FAULTS = new Set([
   'ERR_JOSE_NOT_SUPPORTED',
 ]);
 
+const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
 /** Local verification: signature by a key of the JWKS, issuer, audience, exp and nbf within the skew. */
 export function jwtValidator(options: JwtValidatorOptions): CallerValidator {
   // jose fetches the JWKS on first use, keeps it, and refetches on an unknown `kid` (at most every 30 s).
@@ -65,7 +67,9 @@ export function jwtValidator(options: JwtValidatorOptions): CallerValidator {
         issuer: options.issuer,
         audience: options.audience,
         clockTolerance: options.clockSkewSeconds,
-        requiredClaims: ['exp'],
+        // Asymmetric algorithms only: a JWKS holds public keys, and an HMAC "signed" with one is a forgery.
+        algorithms: ASYMMETRIC_ALGORITHMS,
+        requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {
       if (error instanceof joseErrors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new FacadeError('invalid-token', undefined, { cause: error });
