@@ -14,7 +14,7 @@ const DATA_ABSENT_REASON_URL = 'http://hl7.org/fhir/StructureDefinition/data-abs
 const DATA_ABSENT_REASON_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
 
 /** The legacy stand-in for an unknown date (spec 2.3, `effectiveDateTime` "when unknown"). */
-export function unknownDate(): Json {
+function unknownDate(): Json {
   return {
     valueQuantity: { extension: { url: DATA_ABSENT_REASON_URL, valueCode: 'unknown' } },
     dataAbsentReason: { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: 'unknown', display: 'Unknown' }], text: 'Unknown' },

@@ -34,8 +34,6 @@ export interface UpstreamQuery {
    * a patient's care, whose `_include` brings the records of this type.
    */
   patientScope?: { resourceType: string; include: string };
-  /** Element naming the record's patient, for by-id reads given `patient`; default `subject`, then `patient`. */
-  patientElement?: string;
   /** Parameters always sent, e.g. the category that makes an Observation an Assessment. */
   fixed?: ReadonlyArray<readonly [string, string]>;
   /** `_include` values: referenced resources the mapper reads, fetched in the same round trip. */

@@ -38,7 +38,7 @@ const allergy: UpstreamQuery = { resourceType: 'AllergyIntolerance', dateParam: 
 const immunization: UpstreamQuery = { resourceType: 'Immunization', dateParam: 'date' };
 const condition: UpstreamQuery = { resourceType: 'Condition', dateParam: 'onset-date', include: withPatient('Condition') };
 /** Coverage has no date search parameter in FHIR R4: the dates are compared with its period here. */
-const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period', patientElement: 'beneficiary' };
+const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period' };
 const sdohGoal: UpstreamQuery = { resourceType: 'Goal', dateParam: 'start-date', fixed: [['category', 'sdoh']], include: withPatient('Goal') };
 const specimen: UpstreamQuery = { resourceType: 'Specimen', dateParam: 'collected', include: withPatient('Specimen') };
 /** A practitioner "of a patient" is one who took part in the patient's encounters. */

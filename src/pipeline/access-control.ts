@@ -57,12 +57,13 @@ export const passthroughAccess: AccessControl = {
 /** Types whose records belong to no patient (directory data): they follow the scopes only. */
 const NON_PATIENT_TYPES = new Set(['Practitioner', 'PractitionerRole', 'Organization', 'Location']);
 
-/** The element naming a record's patient where it is neither `subject` nor `patient`. */
+/** The element naming a record's patient where it is neither `subject` nor `patient` (a FHIR fact, one place). */
 const PATIENT_ELEMENT: Readonly<Record<string, string>> = { Coverage: 'beneficiary' };
 
-/** The id of the patient a record belongs to: its `element`, else `subject`, else `patient`. */
-export function patientOf(resource: FhirResource, element = PATIENT_ELEMENT[resource.resourceType]): string | undefined {
+/** The id of the patient a record belongs to: Coverage's `beneficiary`, else `subject`, else `patient`. */
+export function patientOf(resource: FhirResource): string | undefined {
   if (resource.resourceType === 'Patient') return resource.id;
+  const element = PATIENT_ELEMENT[resource.resourceType];
   const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
   const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
   const normalized = normalizeReference(reference);
@@ -121,14 +122,12 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
  * kept or is the caller's Patient: otherwise it would tell about another patient's record.
  */
 function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): AnswerRecords {
-  const ownRecord = (resource: FhirResource, element?: string): boolean => {
+  const ownRecord = (resource: FhirResource): boolean => {
     if (!caller.scopes.allowsAny(resource.resourceType) || resource.resourceType === 'Provenance') return false;
     if (NON_PATIENT_TYPES.has(resource.resourceType)) return true;
-    return caller.patient !== undefined && patientOf(resource, element) === caller.patient;
+    return caller.patient !== undefined && patientOf(resource) === caller.patient;
   };
-  const matches = records.matches.filter((resource) =>
-    ownRecord(resource, resource.resourceType === route.upstream.resourceType ? route.upstream.patientElement : undefined),
-  );
+  const matches = records.matches.filter((resource) => ownRecord(resource));
   const included = records.included.filter((resource) => ownRecord(resource));
   const kept = new Set([...matches, ...included].map((resource) => `${resource.resourceType}/${resource.id}`));
   if (caller.patient !== undefined) kept.add(`Patient/${caller.patient}`);

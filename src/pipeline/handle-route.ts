@@ -74,11 +74,6 @@ export async function runRequest(prepared: PreparedRequest, deps: PipelineDeps):
   return route.kind === 'read' ? readRecord(route, prepared, deps) : search(route, prepared, deps);
 }
 
-/** Prepares and runs a request in one step (for callers that do not cache). */
-export async function handleRoute(route: Route, request: LegacyRequest, deps: PipelineDeps): Promise<PipelineResult> {
-  return runRequest(prepareRequest(route, request), deps);
-}
-
 async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const { params } = request;
   const result = await searchUpstream(route, params, request, deps);
@@ -166,7 +161,7 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
   resource = visible.matches[0];
   includedResources = visible.included;
   // A record of another patient than the one asked for is treated as not there (spec 4.2 `patient`).
-  if (!resource || (params.patient !== undefined && !belongsToPatient(resource, params.patient, route.upstream.patientElement))) {
+  if (!resource || (params.patient !== undefined && patientOf(resource) !== params.patient)) {
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
   return {
@@ -188,6 +183,3 @@ function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
   return { resourceType: resource.resourceType, id: resource.id ?? '', resource: mapped };
 }
 
-function belongsToPatient(resource: FhirResource, patientId: string, element: string | undefined): boolean {
-  return patientOf(resource, element) === patientId;
-}
