@@ -6,6 +6,10 @@
  * text; an array is a JS array; an object is a `Map` (insertion order = source order; a repeated
  * key keeps its first position and its last value, as `JSON.parse` keeps the last value).
  */
+import { MAX_JSON_DEPTH } from '../json-limits.ts';
+
+/** Nesting deeper than this is a syntax error (shared with the service's own upstream reads). */
+export { MAX_JSON_DEPTH };
 
 export class JsonNumber {
   constructor(readonly text: string) {}
@@ -21,13 +25,6 @@ export class JsonSyntaxError extends Error {
     super(message);
   }
 }
-
-/**
- * Objects and arrays nested deeper than this are refused as a syntax error: FHIR bodies nest a
- * dozen levels, and an unbounded depth would let an answer exhaust the stack (a `RangeError`) here
- * or in whatever walks the value (the diff, the redaction).
- */
-export const MAX_JSON_DEPTH = 256;
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
   return value instanceof Map;

@@ -3,15 +3,11 @@
  * It knows FHIR, not the legacy interface: endpoint-specific logic belongs in the route table.
  */
 import { FacadeError } from '../errors.ts';
+import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type FhirResource } from './fhir-json.ts';
 import { resolveNextLink } from './next-link.ts';
 import type { Transport, TransportResponse } from './transport.ts';
 
-/** A FHIR resource as the client sees it: only `resourceType` and `id` are relied on. */
-export interface FhirResource {
-  resourceType: string;
-  id?: string;
-  [key: string]: unknown;
-}
+export type { FhirResource } from './fhir-json.ts';
 
 export interface FhirClientOptions {
   /** Base URL of the FHIR server, e.g. `https://fhir.example.org/fhir`. */
@@ -55,7 +51,7 @@ export class FhirClient {
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
     const response = await this.#get(url, token, signal);
     if (response.status === 404 || response.status === 410) return undefined;
-    const resource = parseResource(checkStatus(response));
+    const resource = parseResourceBody(checkStatus(response).body);
     if (resource.resourceType !== type || resource.id !== id) {
       throw new FacadeError('upstream-bad-body', `the upstream answered a read of a ${type} with another record`);
     }
@@ -79,18 +75,17 @@ export class FhirClient {
       }
       seenPages.add(url);
       pages += 1;
-      const bundle = parseBundle(checkStatus(await this.#get(url, token, signal)));
+      const bundle = parseBundleBody(checkStatus(await this.#get(url, token, signal)).body);
       for (const entry of bundle.entries) {
-        const resource = entry.resource;
-        if (entry.mode === 'outcome' || resource.resourceType === 'OperationOutcome') {
+        const { resource } = entry;
+        if (isOutcome(entry)) {
           rejectProblemOutcome(resource);
           continue;
         }
         // Offset-paged servers repeat an entry when data shifts under them: keep each record once.
         // A record without an id cannot be recognized again, so it is always kept.
         const key = resource.id === undefined ? Symbol('no id') : `${resource.resourceType}/${resource.id}`;
-        const isMatch = entry.mode ? entry.mode === 'match' : resource.resourceType === type;
-        const into = isMatch ? matches : included;
+        const into = isMatch(entry, type) ? matches : included;
         if (!into.has(key)) into.set(key, resource);
       }
       url = bundle.next === undefined ? undefined : resolveNextLink(bundle.next, url, this.#base);
@@ -131,53 +126,25 @@ function checkStatus(response: TransportResponse): TransportResponse {
  * ignored") means the results may not be what the legacy filter asked for: fail, never guess.
  */
 function rejectProblemOutcome(outcome: FhirResource): void {
-  const problem = arrayOf(outcome.issue).some((issue) => isObject(issue) && ['fatal', 'error', 'warning'].includes(String(issue.severity)));
+  if (!Array.isArray(outcome.issue)) throw new FacadeError('upstream-bad-body', 'an OperationOutcome has no issue list');
+  const problem = outcome.issue.some((issue) => isObject(issue) && ['fatal', 'error', 'warning'].includes(String(issue.severity)));
   if (problem) throw new FacadeError('upstream-search-problem', 'the upstream reported a problem with the search');
 }
 
-function parseJson(response: TransportResponse): unknown {
-  try {
-    return JSON.parse(response.body);
-  } catch (error) {
-    throw new FacadeError('upstream-bad-body', 'the body is not JSON', { cause: error });
-  }
+/** An OperationOutcome entry: a server's message about the search, never a record. */
+function isOutcome(entry: BundleEntry): boolean {
+  const isOutcomeResource = entry.resource.resourceType === 'OperationOutcome';
+  if (entry.mode === 'outcome' && !isOutcomeResource) throw new FacadeError('upstream-bad-body', 'an outcome entry holds a record');
+  return isOutcomeResource;
 }
 
-function parseResource(response: TransportResponse): FhirResource {
-  const body = parseJson(response);
-  if (!isResource(body)) throw new FacadeError('upstream-bad-body', 'the body is not a FHIR resource');
-  return body;
+/**
+ * The resource type decides what an entry is: only a record of the searched type is a match (unless
+ * the server marks it `include`, as for `_include` of the same type). A record of another type is
+ * an included record whatever its `search.mode` says, so it can name a reference but is never shown
+ * as the kind asked for (docs/decisions.md).
+ */
+function isMatch(entry: BundleEntry, type: string): boolean {
+  return entry.resource.resourceType === type && entry.mode !== 'include';
 }
 
-interface ParsedBundle {
-  entries: { resource: FhirResource; mode: string | undefined }[];
-  next: string | undefined;
-}
-
-function parseBundle(response: TransportResponse): ParsedBundle {
-  const body = parseResource(response);
-  if (body.resourceType !== 'Bundle') throw new FacadeError('upstream-bad-body', 'the body is not a Bundle');
-  const entries: ParsedBundle['entries'] = [];
-  for (const entry of arrayOf(body.entry)) {
-    if (!isObject(entry) || !isResource(entry.resource)) {
-      throw new FacadeError('upstream-bad-body', 'a Bundle entry has no resource');
-    }
-    const search = isObject(entry.search) ? entry.search : {};
-    entries.push({ resource: entry.resource, mode: typeof search.mode === 'string' ? search.mode : undefined });
-  }
-  const next = arrayOf(body.link).find((link) => isObject(link) && link.relation === 'next');
-  const nextUrl = isObject(next) && typeof next.url === 'string' && next.url !== '' ? next.url : undefined;
-  return { entries, next: nextUrl };
-}
-
-function arrayOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isResource(value: unknown): value is FhirResource {
-  return isObject(value) && typeof value.resourceType === 'string';
-}
