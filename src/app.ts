@@ -170,7 +170,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   app.onError((error, c) => {
     const facadeError = toFacadeError(error);
     if (facadeError.status >= 500) {
-      const cause = facadeError.cause instanceof Error ? facadeError.cause.name : undefined;
+      // The kind of failure (`connection-refused`, `http-503`, `not-json`, …), else the class of what was thrown: never a message, which may hold a URL or a body.
+      const cause = facadeError.reason ?? (facadeError.cause instanceof Error ? facadeError.cause.name : undefined);
       logger('error', 'request failed', { requestId: c.get('requestId'), route: c.get('routeName'), code: facadeError.code, cause });
     }
     // Headers set before the throw (the 405's Allow, x-request-id) are kept by c.body.

@@ -40,13 +40,20 @@ export class FacadeError extends Error {
   readonly status: number;
   /** Shown to the caller; must never hold a token, an upstream body or patient data. */
   readonly detail: string | undefined;
+  /**
+   * What went wrong, for the operator's log line: a word from a fixed vocabulary
+   * (`connection-refused`, `dns`, `tls`, `http-503`, `not-json`, …), never a value from a request
+   * or an upstream answer.
+   */
+  readonly reason: string | undefined;
 
-  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown; reason?: string }) {
     super(detail ? `${ERROR_CATALOG[code].text}: ${detail}` : ERROR_CATALOG[code].text, options);
     this.name = 'FacadeError';
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.detail = detail;
+    this.reason = options?.reason;
   }
 }
 

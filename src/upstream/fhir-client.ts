@@ -4,6 +4,7 @@
  */
 import { FacadeError } from '../errors.ts';
 import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type FhirResource } from './fhir-json.ts';
+import { networkFailureKind } from './failure-kind.ts';
 import { resolveNextLink } from './next-link.ts';
 import type { Transport, TransportResponse } from './transport.ts';
 
@@ -53,7 +54,7 @@ export class FhirClient {
     if (response.status === 404 || response.status === 410) return undefined;
     const resource = parseResourceBody(checkStatus(response).body);
     if (resource.resourceType !== type || resource.id !== id) {
-      throw new FacadeError('upstream-bad-body', `the upstream answered a read of a ${type} with another record`);
+      throw new FacadeError('upstream-bad-body', `the upstream answered a read of a ${type} with another record`, { reason: 'wrong-record' });
     }
     return resource;
   }
@@ -69,9 +70,9 @@ export class FhirClient {
     const included = new Map<string | symbol, FhirResource>();
     let pages = 0;
     while (url) {
-      if (seenPages.has(url)) throw new FacadeError('upstream-bad-body', 'paging links form a cycle');
+      if (seenPages.has(url)) throw new FacadeError('upstream-bad-body', 'paging links form a cycle', { reason: 'link-cycle' });
       if (pages >= this.#options.maxPages) {
-        throw new FacadeError('upstream-too-many-pages', `more than ${this.#options.maxPages} pages`);
+        throw new FacadeError('upstream-too-many-pages', `more than ${this.#options.maxPages} pages`, { reason: 'too-many-pages' });
       }
       seenPages.add(url);
       pages += 1;
@@ -104,8 +105,8 @@ export class FhirClient {
       return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
-      if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error });
-      throw new FacadeError('upstream-error', 'connection failed', { cause: error });
+      if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error, reason: 'timeout' });
+      throw new FacadeError('upstream-error', 'connection failed', { cause: error, reason: networkFailureKind(error) });
     } finally {
       this.#options.onUpstreamRequest?.((performance.now() - started) / 1000);
     }
@@ -116,9 +117,9 @@ export class FhirClient {
 function checkStatus(response: TransportResponse): TransportResponse {
   const { status } = response;
   if (status >= 200 && status < 300) return response;
-  if (status === 401) throw new FacadeError('unauthorized', 'the upstream server refused the access token');
-  if (status === 403) throw new FacadeError('forbidden', 'the upstream server denied access');
-  throw new FacadeError('upstream-error', `the upstream server answered HTTP ${status}`);
+  if (status === 401) throw new FacadeError('unauthorized', 'the upstream server refused the access token', { reason: 'http-401' });
+  if (status === 403) throw new FacadeError('forbidden', 'the upstream server denied access', { reason: 'http-403' });
+  throw new FacadeError('upstream-error', `the upstream server answered HTTP ${status}`, { reason: `http-${status}` });
 }
 
 /**
@@ -126,15 +127,15 @@ function checkStatus(response: TransportResponse): TransportResponse {
  * ignored") means the results may not be what the legacy filter asked for: fail, never guess.
  */
 function rejectProblemOutcome(outcome: FhirResource): void {
-  if (!Array.isArray(outcome.issue)) throw new FacadeError('upstream-bad-body', 'an OperationOutcome has no issue list');
+  if (!Array.isArray(outcome.issue)) throw new FacadeError('upstream-bad-body', 'an OperationOutcome has no issue list', { reason: 'not-fhir' });
   const problem = outcome.issue.some((issue) => isObject(issue) && ['fatal', 'error', 'warning'].includes(String(issue.severity)));
-  if (problem) throw new FacadeError('upstream-search-problem', 'the upstream reported a problem with the search');
+  if (problem) throw new FacadeError('upstream-search-problem', 'the upstream reported a problem with the search', { reason: 'search-problem' });
 }
 
 /** An OperationOutcome entry: a server's message about the search, never a record. */
 function isOutcome(entry: BundleEntry): boolean {
   const isOutcomeResource = entry.resource.resourceType === 'OperationOutcome';
-  if (entry.mode === 'outcome' && !isOutcomeResource) throw new FacadeError('upstream-bad-body', 'an outcome entry holds a record');
+  if (entry.mode === 'outcome' && !isOutcomeResource) throw new FacadeError('upstream-bad-body', 'an outcome entry holds a record', { reason: 'not-fhir' });
   return isOutcomeResource;
 }
 

@@ -89,7 +89,7 @@ export function parseUsableJson(body: string): unknown {
   try {
     value = JSON.parse(body);
   } catch (error) {
-    throw new FacadeError('upstream-bad-body', 'the body is not JSON', { cause: error });
+    throw new FacadeError('upstream-bad-body', 'the body is not JSON', { cause: error, reason: 'not-json' });
   }
   checkDepthAndNumbers(value);
   if (MAY_UNDERFLOW.test(body)) checkNoUnderflow(body);
@@ -101,15 +101,15 @@ function checkDepthAndNumbers(root: unknown): void {
   while (pending.length > 0) {
     const { value, depth } = pending.pop()!;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw badBody('a number is beyond the range of a double');
+      if (!Number.isFinite(value)) throw badBody('a number is beyond the range of a double', 'number-out-of-range');
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_JSON_DEPTH) throw badBody(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (depth >= MAX_JSON_DEPTH) throw badBody(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, 'too-deep');
     const members = Array.isArray(value) ? value : Object.values(value);
     for (const member of members) {
       if (typeof member === 'object' && member !== null) pending.push({ value: member, depth: depth + 1 });
-      else if (typeof member === 'number' && !Number.isFinite(member)) throw badBody('a number is beyond the range of a double');
+      else if (typeof member === 'number' && !Number.isFinite(member)) throw badBody('a number is beyond the range of a double', 'number-out-of-range');
     }
   }
 }
@@ -127,12 +127,13 @@ function checkNoUnderflow(body: string): void {
   for (const [token] of body.matchAll(STRING_OR_NUMBER)) {
     if (token.startsWith('"')) continue;
     const mantissa = token.split(/[eE]/)[0] ?? '';
-    if (Number(token) === 0 && /[1-9]/.test(mantissa)) throw badBody('a number is below the range of a double');
+    if (Number(token) === 0 && /[1-9]/.test(mantissa)) throw badBody('a number is below the range of a double', 'number-out-of-range');
   }
 }
 
-function badBody(detail: string): FacadeError {
-  return new FacadeError('upstream-bad-body', detail);
+/** `reason`: what the operator's log says (a body too deep, a number out of range, or FHIR's shape broken). */
+function badBody(detail: string, reason = 'not-fhir'): FacadeError {
+  return new FacadeError('upstream-bad-body', detail, { reason });
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

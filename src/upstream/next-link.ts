@@ -19,17 +19,17 @@ export function resolveNextLink(link: string, pageUrl: string, baseUrl: string):
   try {
     target = new URL(link, pageUrl);
   } catch (error) {
-    throw new FacadeError('upstream-bad-body', 'unparseable next link', { cause: error });
+    throw new FacadeError('upstream-bad-body', 'unparseable next link', { cause: error, reason: 'not-fhir' });
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new FacadeError('upstream-refused-link', 'next link is not http(s)');
+    throw refused('next link is not http(s)');
   }
   const base = new URL(baseUrl);
   if (ENCODED_PATH_TRICKS.test(target.pathname) || target.pathname.includes('//')) {
-    throw new FacadeError('upstream-refused-link', 'next link path is not a plain path');
+    throw refused('next link path is not a plain path');
   }
   if (!isUnderBasePath(target.pathname, base.pathname)) {
-    throw new FacadeError('upstream-refused-link', 'next link path lies outside the configured base path');
+    throw refused('next link path lies outside the configured base path');
   }
   // Set the parts on a copy of the base, never parse `origin + path`: a path such as `//host/x`
   // would otherwise be read as another host.
@@ -37,7 +37,7 @@ export function resolveNextLink(link: string, pageUrl: string, baseUrl: string):
   rebased.pathname = target.pathname;
   rebased.search = target.search;
   if (rebased.origin !== base.origin) {
-    throw new FacadeError('upstream-refused-link', 'next link would leave the configured origin');
+    throw refused('next link would leave the configured origin');
   }
   return rebased.href;
 }
@@ -46,4 +46,8 @@ function isUnderBasePath(path: string, basePath: string): boolean {
   const base = basePath.replace(/\/+$/, '');
   if (base === '') return true;
   return path === base || path.startsWith(`${base}/`);
+}
+
+function refused(detail: string): FacadeError {
+  return new FacadeError('upstream-refused-link', detail, { reason: 'refused-link' });
 }

@@ -63,5 +63,5 @@ export async function readLimited(
 }
 
 function tooLarge(maxBytes: number): FacadeError {
-  return new FacadeError('upstream-too-large', `more than ${maxBytes} bytes`);
+  return new FacadeError('upstream-too-large', `more than ${maxBytes} bytes`, { reason: 'too-large' });
 }
