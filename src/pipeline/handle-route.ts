@@ -10,7 +10,7 @@ import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.t
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../upstream/fhir-client.ts';
 import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from './access-control.ts';
-import { enforceAuthPolicy } from './auth.ts';
+import { enforceAuthPolicy, refuseTokenElsewhere } from './auth.ts';
 import { legacyBundle, type MappedEntry } from './envelope.ts';
 import { upstreamSearchParams } from './upstream-query.ts';
 
@@ -53,6 +53,7 @@ export interface PreparedRequest {
 /** Enforces the auth policy and validates the parameters; every 4xx of a request comes from here. */
 export function prepareRequest(route: Route, request: LegacyRequest): PreparedRequest {
   enforceAuthPolicy(route.auth, request.token);
+  refuseTokenElsewhere(request.token, request.query, request.id);
   const id = route.kind === 'read' ? parseRecordId(request.id ?? '') : undefined;
   return { route, params: parseLegacyParams(request.query, route.params), id, token: request.token, access: UNRESTRICTED };
 }
