@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, legacyConcept, object, objects, systemCodes, systemCodeSchema, text, withDefined, type
+  codeableConceptSchema, legacyConcept, object, objects, systemCodes, systemCodeSchema, text, type
   Json,
 } from './fhir-values.ts';
 import { defineShape, namedReference, type MapContext } from './legacy-shape.ts';
@@ -18,7 +18,8 @@ function status(value: unknown): Json | null {
 
 function patient(value: unknown, context: MapContext): Json | null {
   const named = namedReference(value, context);
-  return named ? withDefined({ display: text(named.display), reference: text(named.reference) }) : null;
+  // Display first: the key order the old system's AllergyIntolerance shows (../shared/LEGACY-WIRE.md).
+  return named ? { display: named.display, reference: named.reference } : null;
 }
 
 export const allergyIntoleranceShape = defineShape({
@@ -31,7 +32,7 @@ export const allergyIntoleranceShape = defineShape({
     ),
     clinicalStatus: statusSchema,
     verificationStatus: statusSchema,
-    patient: v.nullable(v.strictObject({ display: v.optional(v.string()), reference: v.string() })),
+    patient: v.nullable(v.strictObject({ display: v.nullable(v.string()), reference: v.string() })),
   }),
   map: (allergy, context) => ({
     resourceType: 'AllergyIntolerance',

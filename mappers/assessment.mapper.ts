@@ -4,10 +4,7 @@
  * See docs/decisions.md ("Assessments").
  */
 import * as v from 'valibot';
-import {
-  codeableConceptSchema, codings, displayedReferenceSchema, effectiveTimestamp, legacyConcept, legacyMeta,
-  object, text, withDefined,
-} from './fhir-values.ts';
+import { codeableConceptSchema, displayedReferenceSchema, effectiveTimestamp, legacyConcept, legacyMeta, text } from './fhir-values.ts';
 import { defineShape, namedReference } from './legacy-shape.ts';
 
 export const assessmentShape = defineShape({
@@ -15,17 +12,17 @@ export const assessmentShape = defineShape({
   schema: v.strictObject({
     resourceType: v.literal('Assessment'),
     meta: v.string(),
-    status: v.string(),
-    code: codeableConceptSchema,
-    subject: displayedReferenceSchema,
-    effectiveDateTime: v.string(),
+    status: v.nullable(v.string()),
+    code: v.nullable(codeableConceptSchema),
+    subject: v.nullable(displayedReferenceSchema),
+    effectiveDateTime: v.nullable(v.string()),
   }),
   map: (observation, context) => ({
     resourceType: 'Assessment',
     meta: JSON.stringify(legacyMeta(observation)),
-    status: text(observation.status) ?? 'unknown',
-    code: legacyConcept(observation.code) ?? { coding: [] },
-    subject: namedReference(observation.subject, context) ?? { reference: '' },
-    effectiveDateTime: effectiveTimestamp(observation) ?? '',
+    status: text(observation.status) ?? null,
+    code: legacyConcept(observation.code) ?? null,
+    subject: namedReference(observation.subject, context) ?? null,
+    effectiveDateTime: effectiveTimestamp(observation) ?? null,
   }),
 });

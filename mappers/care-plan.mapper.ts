@@ -21,7 +21,7 @@ export const carePlanShape = defineShape({
   name: 'CarePlan',
   schema: v.strictObject({
     resourceType: v.literal('CarePlan'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
     text: v.nullable(v.strictObject({ status: v.string(), div: v.string() })),
     status: v.nullable(v.string()),
@@ -31,7 +31,7 @@ export const carePlanShape = defineShape({
   }),
   map: (plan, context) => ({
     resourceType: 'CarePlan',
-    id: plan.id ?? '',
+    id: plan.id ?? null,
     meta: legacyMeta(plan),
     text: narrative(plan.text),
     status: text(plan.status) ?? null,

@@ -13,7 +13,7 @@ export const careTeamShape = defineShape({
   name: 'CareTeam',
   schema: v.strictObject({
     resourceType: v.literal('CareTeam'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
     status: v.nullable(v.string()),
     subject: v.nullable(displayedReferenceSchema),
@@ -26,7 +26,7 @@ export const careTeamShape = defineShape({
   }),
   map: (team, context) => ({
     resourceType: 'CareTeam',
-    id: team.id ?? '',
+    id: team.id ?? null,
     meta: legacyMeta(team),
     status: text(team.status) ?? null,
     subject: namedReference(team.subject, context) ?? null,

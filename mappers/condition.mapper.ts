@@ -22,7 +22,7 @@ export const conditionShape = defineShape({
   name: 'Condition',
   schema: v.strictObject({
     resourceType: v.literal('Condition'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
     clinicalStatus: v.nullable(codedSchema),
     verificationStatus: v.nullable(codedSchema),
@@ -38,7 +38,7 @@ export const conditionShape = defineShape({
     const encounter = referenceOf(condition.encounter);
     return withDefined({
       resourceType: 'Condition',
-      id: condition.id ?? '',
+      id: condition.id ?? null,
       meta: legacyMeta(condition),
       clinicalStatus: coded(condition.clinicalStatus),
       verificationStatus: coded(condition.verificationStatus),

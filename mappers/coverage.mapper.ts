@@ -18,7 +18,7 @@ export const coverageShape = defineShape({
   name: 'Coverage',
   schema: v.strictObject({
     resourceType: v.literal('Coverage'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     identifier: v.array(fhirIdentifierSchema),
     type: v.nullable(fhirCodeableConceptSchema),
     status: v.nullable(v.string()),
@@ -32,7 +32,7 @@ export const coverageShape = defineShape({
   }),
   map: (coverage) => ({
     resourceType: 'Coverage',
-    id: coverage.id ?? '',
+    id: coverage.id ?? null,
     identifier: writtenArray(coverage.identifier),
     type: writtenObject(coverage.type),
     status: text(coverage.status) ?? null,

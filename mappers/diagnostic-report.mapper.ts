@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import {
   codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
-  text, withDefined, type Json,
+  text, type Json,
 } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
@@ -35,7 +35,7 @@ function effectiveDate(report: FhirResource): string | undefined {
 function category(report: FhirResource): Json[] {
   return objects(report.category).map((concept) => ({
     coding: objects(concept.coding).map((coding) =>
-      withDefined({ system: text(coding.system), code: text(coding.code) ?? null, display: text(coding.display) ?? null }),
+      ({ system: text(coding.system) ?? null, code: text(coding.code) ?? null, display: text(coding.display) ?? null }),
     ),
     text: text(concept.text) ?? null,
   }));
@@ -47,9 +47,10 @@ function category(report: FhirResource): Json[] {
  */
 function presentedForm(report: FhirResource): Json[] {
   return objects(report.presentedForm).map((attachment) => {
-    const contentType = text(attachment.contentType) ?? 'application/octet-stream';
+    const contentType = text(attachment.contentType);
     const data = text(attachment.data);
-    return { contentType, url: text(attachment.url) ?? (data ? `data:${contentType};base64,${data}` : '') };
+    const inline = data ? `data:${contentType ?? 'application/octet-stream'};base64,${data}` : null;
+    return { contentType: contentType ?? null, url: text(attachment.url) ?? inline };
   });
 }
 
@@ -57,33 +58,33 @@ function presentedForm(report: FhirResource): Json[] {
 function commonFields(report: FhirResource): Json {
   const encounter = referenceOf(report.encounter);
   const subject = referenceOf(report.subject);
-  return withDefined({
+  return {
     meta: legacyMeta(report),
     category: category(report),
-    encounter: encounter ? { reference: encounter } : undefined,
+    encounter: encounter ? { reference: encounter } : null,
     presentedForm: presentedForm(report),
-    status: text(report.status),
-    code: { coding: codings(report.code) },
-    subject: subject ? { reference: subject } : undefined,
+    status: text(report.status) ?? null,
+    code: object(report.code) ? { coding: codings(report.code) } : null,
+    subject: subject ? { reference: subject } : null,
     effectiveDateTime: effectiveDate(report) ?? unknownDate(),
     issued: datePart(report.issued) ?? unknownDate(),
     performer: displayedReferences(report.performer),
-  });
+  };
 }
 
 const commonEntries = {
   meta: metaSchema,
   category: v.array(
     v.strictObject({
-      coding: v.array(v.strictObject({ system: v.optional(v.string()), code: v.nullable(v.string()), display: v.nullable(v.string()) })),
+      coding: v.array(v.strictObject({ system: v.nullable(v.string()), code: v.nullable(v.string()), display: v.nullable(v.string()) })),
       text: v.nullable(v.string()),
     }),
   ),
-  encounter: v.optional(referenceSchema),
-  presentedForm: v.array(v.strictObject({ contentType: v.string(), url: v.string() })),
-  status: v.string(),
-  code: v.strictObject({ coding: v.array(codingSchema) }),
-  subject: v.optional(referenceSchema),
+  encounter: v.nullable(referenceSchema),
+  presentedForm: v.array(v.strictObject({ contentType: v.nullable(v.string()), url: v.nullable(v.string()) })),
+  status: v.nullable(v.string()),
+  code: v.nullable(v.strictObject({ coding: v.array(codingSchema) })),
+  subject: v.nullable(referenceSchema),
   effectiveDateTime: dateOrUnknownSchema,
   issued: dateOrUnknownSchema,
   performer: v.array(displayedReferenceSchema),
@@ -101,13 +102,13 @@ export const diagnosticReportRecord = defineShape({
   name: 'DiagnosticReport',
   schema: v.strictObject({
     resourceType: v.literal('DiagnosticReport'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     ...commonEntries,
     result: v.array(displayedReferenceSchema),
   }),
   map: (report) => ({
     resourceType: 'DiagnosticReport',
-    id: report.id ?? '',
+    id: report.id ?? null,
     ...commonFields(report),
     result: displayedReferences(report.result),
   }),

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import {
   legacyMeta, metaSchema, object, objects, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
-  withDefined, type Json,
+  type Json,
 } from './fhir-values.ts';
 import { encounterRecord } from './encounter-record.ts';
 import { defineShape } from './legacy-shape.ts';
@@ -19,19 +19,19 @@ const ACT_CODE_DISPLAYS: Record<string, string> = {
 /** The type of the identifier that carries the record (docs/decisions.md). */
 const RECORD_IDENTIFIER_TYPE = { coding: [{ code: 'ENCREC', display: 'Encounter record' }], text: 'Encounter record' };
 
-const codeDisplaySchema = v.strictObject({ code: v.optional(v.string()), display: v.optional(v.string()) });
-const periodSchema = v.strictObject({ start: v.optional(v.string()), end: v.nullable(v.string()) });
+const codeDisplaySchema = v.strictObject({ code: v.nullable(v.string()), display: v.nullable(v.string()) });
+const periodSchema = v.strictObject({ start: v.nullable(v.string()), end: v.nullable(v.string()) });
 
 function period(value: unknown): Json {
   const written = object(value);
-  return withDefined({ start: text(written?.start), end: text(written?.end) ?? null });
+  return { start: text(written?.start) ?? null, end: text(written?.end) ?? null };
 }
 
 export const encounterShape = defineShape({
   name: 'Encounter',
   schema: v.strictObject({
     resourceType: v.literal('Encounter'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
     identifier: v.pipe(
       v.array(
@@ -43,22 +43,22 @@ export const encounterShape = defineShape({
       ),
       v.length(1),
     ),
-    status: v.string(),
-    class: v.optional(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()), display: v.nullable(v.string()) })),
-    type: v.array(v.strictObject({ coding: v.array(v.strictObject({ code: v.optional(v.string()), system: v.optional(v.string()) })) })),
-    subject: v.optional(referenceSchema),
+    status: v.nullable(v.string()),
+    class: v.nullable(v.strictObject({ code: v.nullable(v.string()), system: v.nullable(v.string()), display: v.nullable(v.string()) })),
+    type: v.array(v.strictObject({ coding: v.array(v.strictObject({ code: v.nullable(v.string()), system: v.nullable(v.string()) })) })),
+    subject: v.nullable(referenceSchema),
     participant: v.array(
       v.strictObject({
-        type: v.array(v.strictObject({ coding: v.array(codeDisplaySchema), text: v.optional(v.string()) })),
+        type: v.array(v.strictObject({ coding: v.array(codeDisplaySchema), text: v.nullable(v.string()) })),
         period: periodSchema,
-        individual: v.optional(v.strictObject({ reference: v.string(), display: v.nullable(v.string()) })),
+        individual: v.nullable(v.strictObject({ reference: v.string(), display: v.nullable(v.string()) })),
       }),
     ),
     period: periodSchema,
     reasonCode: v.array(v.strictObject({ coding: v.array(systemCodeSchema) })),
-    hospitalization: v.optional(v.strictObject({ dischargeDisposition: v.strictObject({ coding: v.array(systemCodeSchema) }) })),
+    hospitalization: v.nullable(v.strictObject({ dischargeDisposition: v.strictObject({ coding: v.array(systemCodeSchema) }) })),
     location: v.array(v.strictObject({ location: referenceSchema })),
-    serviceProvider: v.optional(v.strictObject({ reference: v.string(), type: v.string() })),
+    serviceProvider: v.nullable(v.strictObject({ reference: v.string(), type: v.string() })),
   }),
   map: (encounter, context) => {
     const encounterClass = object(encounter.class);
@@ -66,45 +66,43 @@ export const encounterShape = defineShape({
     const subject = referenceOf(encounter.subject);
     const disposition = object(object(encounter.hospitalization)?.dischargeDisposition);
     const provider = referenceOf(encounter.serviceProvider);
-    return withDefined({
+    return {
       resourceType: 'Encounter',
-      id: encounter.id ?? '',
+      id: encounter.id ?? null,
       meta: legacyMeta(encounter),
       identifier: [{ type: RECORD_IDENTIFIER_TYPE, system: null, value: JSON.stringify(encounterRecord(encounter, context)) }],
-      status: text(encounter.status) ?? 'unknown',
+      status: text(encounter.status) ?? null,
       class: encounterClass
-        ? withDefined({
-            code: classCode,
-            system: text(encounterClass.system),
+        ? {
+            code: classCode ?? null,
+            system: text(encounterClass.system) ?? null,
             display: text(encounterClass.display) ?? ACT_CODE_DISPLAYS[classCode ?? ''] ?? null,
-          })
-        : undefined,
+          }
+        : null,
       type: objects(encounter.type).map((type) => ({
-        coding: objects(type.coding).map((coding) => withDefined({ code: text(coding.code), system: text(coding.system) })),
+        coding: objects(type.coding).map((coding) => ({ code: text(coding.code) ?? null, system: text(coding.system) ?? null })),
       })),
-      subject: subject ? { reference: subject } : undefined,
+      subject: subject ? { reference: subject } : null,
       participant: objects(encounter.participant).map((participant) => {
         const individual = object(participant.individual);
         const reference = referenceOf(individual);
-        return withDefined({
-          type: objects(participant.type).map((type) =>
-            withDefined({
-              coding: objects(type.coding).map((coding) => withDefined({ code: text(coding.code), display: text(coding.display) })),
-              text: text(type.text),
-            }),
-          ),
+        return {
+          type: objects(participant.type).map((type) => ({
+            coding: objects(type.coding).map((coding) => ({ code: text(coding.code) ?? null, display: text(coding.display) ?? null })),
+            text: text(type.text) ?? null,
+          })),
           period: period(participant.period),
-          individual: reference ? { reference, display: text(individual?.display) ?? null } : undefined,
-        });
+          individual: reference ? { reference, display: text(individual?.display) ?? null } : null,
+        };
       }),
       period: period(encounter.period),
       reasonCode: objects(encounter.reasonCode).map((concept) => ({ coding: systemCodes(concept) })),
-      hospitalization: disposition ? { dischargeDisposition: { coding: systemCodes(disposition) } } : undefined,
+      hospitalization: disposition ? { dischargeDisposition: { coding: systemCodes(disposition) } } : null,
       location: objects(encounter.location).flatMap((item) => {
         const reference = referenceOf(item.location);
         return reference ? [{ location: { reference } }] : [];
       }),
-      serviceProvider: provider ? { reference: provider, type: provider.split('/')[0] ?? 'Organization' } : undefined,
-    });
+      serviceProvider: provider ? { reference: provider, type: provider.split('/')[0] ?? 'Organization' } : null,
+    };
   },
 });

@@ -51,11 +51,11 @@ export function timestampWithMillis(value: unknown): string | undefined {
   return Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
 }
 
-/** `[{reference, display?}]` from a list of FHIR References (those without a reference are skipped). */
+/** `[{reference, display}]` from a list of FHIR References (those without a reference are skipped). */
 export function displayedReferences(value: unknown): Json[] {
   return objects(value).flatMap((item) => {
     const reference = referenceOf(item);
-    return reference ? [withDefined({ reference, display: text(item.display) })] : [];
+    return reference ? [{ reference, display: text(item.display) ?? null }] : [];
   });
 }
 
@@ -82,10 +82,10 @@ export function displayName(resource: FhirResource | undefined): string | undefi
   return humanName(resource.name) ?? text(resource.name);
 }
 
-/** `{system, code, display?}` codings of a CodeableConcept, keeping display when written. */
+/** `{system, code, display?}` codings of a CodeableConcept: display only when written (spec 2: optional). */
 export function codings(concept: unknown): Json[] {
   return objects(object(concept)?.coding).map((coding) =>
-    withDefined({ system: text(coding.system), code: text(coding.code), display: text(coding.display) }),
+    withDefined({ system: text(coding.system) ?? null, code: text(coding.code) ?? null, display: text(coding.display) }),
   );
 }
 
@@ -97,7 +97,7 @@ export function legacyConcept(value: unknown): Json | undefined {
 
 /** `{system, code}` codings only (the legacy shapes that show no display). */
 export function systemCodes(concept: unknown): Json[] {
-  return objects(object(concept)?.coding).map((coding) => withDefined({ system: text(coding.system), code: text(coding.code) }));
+  return objects(object(concept)?.coding).map((coding) => ({ system: text(coding.system) ?? null, code: text(coding.code) ?? null }));
 }
 
 /** Copies an object without its undefined members, keeping key order. A loop, not entries/fromEntries: every mapper calls this per record. */
@@ -113,29 +113,31 @@ export function withDefined<T extends Json>(value: T): T {
 /** The legacy `meta` object (spec 2.2). */
 export function legacyMeta(resource: FhirResource): Json {
   const meta = object(resource.meta) ?? {};
-  return withDefined({
-    versionId: text(meta.versionId),
-    lastUpdated: timestampWithMillis(meta.lastUpdated),
-    source: text(meta.source),
+  return {
+    versionId: text(meta.versionId) ?? null,
+    lastUpdated: timestampWithMillis(meta.lastUpdated) ?? null,
+    source: text(meta.source) ?? null,
     profile: Array.isArray(meta.profile) ? meta.profile.filter((p) => typeof p === 'string') : [],
-  });
+  };
 }
 
 // ---- valibot pieces -------------------------------------------------------------------------
 
+// A member a shape shows is always written, null when the upstream lacks it; `v.optional` marks the
+// few the spec itself calls optional (docs/decisions.md, "Members the upstream lacks").
 export const codingSchema = v.strictObject({
-  system: v.optional(v.string()),
-  code: v.optional(v.string()),
+  system: v.nullable(v.string()),
+  code: v.nullable(v.string()),
   display: v.optional(v.string()),
 });
-export const systemCodeSchema = v.strictObject({ system: v.optional(v.string()), code: v.optional(v.string()) });
+export const systemCodeSchema = v.strictObject({ system: v.nullable(v.string()), code: v.nullable(v.string()) });
 export const codeableConceptSchema = v.strictObject({ coding: v.array(codingSchema), text: v.optional(v.string()) });
 export const referenceSchema = v.strictObject({ reference: v.string() });
-export const displayedReferenceSchema = v.strictObject({ reference: v.string(), display: v.optional(v.string()) });
+export const displayedReferenceSchema = v.strictObject({ reference: v.string(), display: v.nullable(v.string()) });
 export const metaSchema = v.strictObject({
-  versionId: v.optional(v.string()),
-  lastUpdated: v.optional(v.string()),
-  source: v.optional(v.string()),
+  versionId: v.nullable(v.string()),
+  lastUpdated: v.nullable(v.string()),
+  source: v.nullable(v.string()),
   profile: v.array(v.string()),
 });
 export const dateSchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));

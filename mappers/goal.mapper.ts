@@ -30,7 +30,7 @@ export const goalShape = defineShape({
   name: 'Goal',
   schema: v.strictObject({
     resourceType: v.literal('Goal'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     lifecycleStatus: v.nullable(v.string()),
     description: v.nullable(codeableConceptSchema),
     subject: v.nullable(displayedReferenceSchema),
@@ -38,7 +38,7 @@ export const goalShape = defineShape({
   }),
   map: (goal, context) => ({
     resourceType: 'Goal',
-    id: goal.id ?? '',
+    id: goal.id ?? null,
     lifecycleStatus: text(goal.lifecycleStatus) ?? null,
     description: legacyConcept(goal.description) ?? null,
     subject: namedReference(goal.subject, context) ?? null,

@@ -4,7 +4,7 @@
  */
 import type * as v from 'valibot';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { displayName, isObject, normalizeReference, object, referenceOf, text, withDefined, type Json } from './fhir-values.ts';
+import { displayName, isObject, normalizeReference, object, referenceOf, text, type Json } from './fhir-values.ts';
 
 /** Lookups over the resources that came in the same upstream answer (`_include` / `_revinclude`). */
 export interface MapContext {
@@ -29,12 +29,12 @@ export function defineShape(shape: LegacyShape): LegacyShape {
 
 /**
  * `{reference, display}` for a Reference: the display as written, else the name of the resource it
- * points to when the upstream answer carried it (`_include`), else no display.
+ * points to when the upstream answer carried it (`_include`), else `null`.
  */
 export function namedReference(value: unknown, context: MapContext): Json | undefined {
   const reference = referenceOf(value);
   if (!reference) return undefined;
-  return withDefined({ reference, display: text(object(value)?.display) ?? displayName(context.resolve(reference)) });
+  return { reference, display: text(object(value)?.display) ?? displayName(context.resolve(reference)) ?? null };
 }
 
 /** Builds the MapContext for one upstream answer: every resource indexed by `Type/id` and by what it references. */

@@ -11,15 +11,15 @@ export const orderShape = defineShape({
   name: 'Order',
   schema: v.strictObject({
     resourceType: v.literal('Order'),
-    code: v.string(),
-    effectiveDateTime: v.union([v.pipe(v.string(), v.regex(/^\d{8}$/)), v.literal('')]),
-    basedOn: v.string(),
-    conclusionCode: v.string(),
+    code: v.nullable(v.string()),
+    effectiveDateTime: v.nullable(v.pipe(v.string(), v.regex(/^\d{8}$/))),
+    basedOn: v.nullable(v.string()),
+    conclusionCode: v.nullable(v.string()),
     result: v.array(displayedReferenceSchema),
   }),
   map: (request, context) => {
-    const self = `ServiceRequest/${request.id ?? ''}`;
-    const reports = context.referencing('DiagnosticReport', self).filter((report) =>
+    const self = request.id === undefined ? undefined : `ServiceRequest/${request.id}`;
+    const reports = self === undefined ? [] : context.referencing('DiagnosticReport', self).filter((report) =>
       objects(report.basedOn).some((basedOn) => referenceOf(basedOn) === self),
     );
     // One string field for what may be several codes on several reports: all of them, comma-joined.
@@ -29,10 +29,10 @@ export const orderShape = defineShape({
       .filter((code): code is string => code !== undefined);
     return {
       resourceType: 'Order',
-      code: text(objects(object(request.code)?.coding)[0]?.code) ?? '',
-      effectiveDateTime: datePart(request.authoredOn)?.replaceAll('-', '') ?? '',
-      basedOn: self,
-      conclusionCode: [...new Set(conclusionCodes)].join(','),
+      code: text(objects(object(request.code)?.coding)[0]?.code) ?? null,
+      effectiveDateTime: datePart(request.authoredOn)?.replaceAll('-', '') ?? null,
+      basedOn: self ?? null,
+      conclusionCode: conclusionCodes.length > 0 ? [...new Set(conclusionCodes)].join(',') : null,
       result: reports.flatMap((report) => displayedReferences(report.result)),
     };
   },

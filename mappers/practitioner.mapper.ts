@@ -6,11 +6,11 @@
  */
 import * as v from 'valibot';
 import {
-  dateSchema, datePart, legacyMeta, metaSchema, object, objects, text, withDefined, type Json,
+  dateSchema, datePart, legacyMeta, metaSchema, object, objects, text, type Json,
 } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
-const optionalString = v.optional(v.string());
+const nullableString = v.nullable(v.string());
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -18,45 +18,47 @@ function strings(value: unknown): string[] {
 
 function address(written: Json): Json {
   const start = datePart(object(written.period)?.start);
-  return withDefined({
+  return {
     line: strings(written.line),
-    postalCode: text(written.postalCode),
-    city: text(written.city),
-    state: text(written.state),
-    country: text(written.country),
-    period: start ? { start } : undefined,
-  });
+    postalCode: text(written.postalCode) ?? null,
+    city: text(written.city) ?? null,
+    state: text(written.state) ?? null,
+    country: text(written.country) ?? null,
+    period: start ? { start } : null,
+  };
 }
 
 export const practitionerShape = defineShape({
   name: 'Practitioner',
   schema: v.strictObject({
     resourceType: v.literal('Practitioner'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
-    identifier: v.array(v.strictObject({ system: optionalString, value: optionalString })),
-    name: v.array(v.strictObject({ family: optionalString, given: v.array(v.string()) })),
-    telecom: v.array(v.strictObject({ system: optionalString, value: optionalString, use: optionalString })),
+    identifier: v.array(v.strictObject({ system: nullableString, value: nullableString })),
+    name: v.array(v.strictObject({ family: nullableString, given: v.array(v.string()) })),
+    telecom: v.array(v.strictObject({ system: nullableString, value: nullableString, use: nullableString })),
     address: v.array(
       v.strictObject({
         line: v.array(v.string()),
-        postalCode: optionalString,
-        city: optionalString,
-        state: optionalString,
-        country: optionalString,
-        period: v.optional(v.strictObject({ start: dateSchema })),
+        postalCode: nullableString,
+        city: nullableString,
+        state: nullableString,
+        country: nullableString,
+        period: v.nullable(v.strictObject({ start: dateSchema })),
       }),
     ),
   }),
   map: (practitioner) => ({
     resourceType: 'Practitioner',
-    id: practitioner.id ?? '',
+    id: practitioner.id ?? null,
     meta: legacyMeta(practitioner),
-    identifier: objects(practitioner.identifier).map((id) => withDefined({ system: text(id.system), value: text(id.value) })),
-    name: objects(practitioner.name).map((name) => withDefined({ family: text(name.family), given: strings(name.given) })),
-    telecom: objects(practitioner.telecom).map((telecom) =>
-      withDefined({ system: text(telecom.system), value: text(telecom.value), use: text(telecom.use) }),
-    ),
+    identifier: objects(practitioner.identifier).map((id) => ({ system: text(id.system) ?? null, value: text(id.value) ?? null })),
+    name: objects(practitioner.name).map((name) => ({ family: text(name.family) ?? null, given: strings(name.given) })),
+    telecom: objects(practitioner.telecom).map((telecom) => ({
+      system: text(telecom.system) ?? null,
+      value: text(telecom.value) ?? null,
+      use: text(telecom.use) ?? null,
+    })),
     address: objects(practitioner.address).map(address),
   }),
 });

@@ -21,7 +21,7 @@ export const procedureShape = defineShape({
   name: 'Procedure',
   schema: v.strictObject({
     resourceType: v.literal('Procedure'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     meta: metaSchema,
     status: v.nullable(v.string()),
     code: v.nullable(v.strictObject({ coding: v.array(codingSchema) })),
@@ -30,7 +30,7 @@ export const procedureShape = defineShape({
   }),
   map: (procedure, context) => ({
     resourceType: 'Procedure',
-    id: procedure.id ?? '',
+    id: procedure.id ?? null,
     meta: legacyMeta(procedure),
     status: text(procedure.status) ?? null,
     code: object(procedure.code) ? { coding: codings(procedure.code) } : null,

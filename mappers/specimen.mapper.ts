@@ -40,7 +40,7 @@ export const specimenShape = defineShape({
   name: 'Specimen',
   schema: v.strictObject({
     resourceType: v.literal('Specimen'),
-    id: v.string(),
+    id: v.nullable(v.string()),
     type: v.nullable(fhirCodeableConceptSchema),
     subject: v.nullable(displayedReferenceSchema),
     collection: v.nullable(collectionSchema),
@@ -48,7 +48,7 @@ export const specimenShape = defineShape({
   }),
   map: (specimen, context) => ({
     resourceType: 'Specimen',
-    id: specimen.id ?? '',
+    id: specimen.id ?? null,
     type: writtenObject(specimen.type),
     // Display: the written one, else the included subject's name when the upstream answer carried it.
     subject: namedReference(specimen.subject, context) ?? null,

@@ -9,7 +9,7 @@ import { allergyIntoleranceShape } from '../mappers/allergy-intolerance.mapper.t
 import { immunizationShape } from '../mappers/immunization.mapper.ts';
 import { conditionShape } from '../mappers/condition.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { ALLERGY_CLINICAL, ALLERGY_VERIFICATION, CLINICAL, CVX, LEGACY_META, META, SNOMED, VERIFICATION, expectExactly, mapValid, none, patient } from './support/mapper-fixtures.ts';
+import { ALLERGY_CLINICAL, ALLERGY_VERIFICATION, CLINICAL, CVX, LEGACY_META, META, NO_META, SNOMED, VERIFICATION, expectExactly, mapValid, none, patient } from './support/mapper-fixtures.ts';
 
 describe('CarePlan (2.4)', () => {
   it('keeps the narrative and names the subject from the included Patient', () => {
@@ -32,7 +32,7 @@ describe('CarePlan (2.4)', () => {
   it('writes null for a missing narrative and subject, [] for no category', () => {
     const output = mapValid(carePlanShape, { resourceType: 'CarePlan', id: 'cp-2', status: 'unknown', intent: 'proposal' }, none);
     expectExactly(output, {
-      resourceType: 'CarePlan', id: 'cp-2', meta: { profile: [] }, text: null, status: 'unknown', intent: 'proposal', category: [], subject: null,
+      resourceType: 'CarePlan', id: 'cp-2', meta: NO_META, text: null, status: 'unknown', intent: 'proposal', category: [], subject: null,
     });
   });
 });
@@ -60,9 +60,9 @@ describe('CareTeam (2.5)', () => {
     });
   });
 
-  it('leaves display out when nothing names the member', () => {
+  it('writes display null when nothing names the member', () => {
     const output = mapValid(careTeamShape, team, none);
-    expect((output.participant as { member: unknown }[])[0]!.member).toEqual({ reference: 'Practitioner/pr-7' });
+    expect((output.participant as { member: unknown }[])[0]!.member).toEqual({ reference: 'Practitioner/pr-7', display: null });
   });
 });
 
@@ -173,8 +173,8 @@ describe('Condition (2.8)', () => {
   it('writes null for the missing required members', () => {
     const output = mapValid(conditionShape, { resourceType: 'Condition', id: 'c-2', subject: { reference: 'Patient/42' }, onsetPeriod: { start: '2019-02-03' } }, none);
     expectExactly(output, {
-      resourceType: 'Condition', id: 'c-2', meta: { profile: [] }, clinicalStatus: null, verificationStatus: null, category: [], code: null,
-      subject: { reference: 'Patient/42' }, recordedDate: null, onsetDateTime: '2019-02-03', encounter: null,
+      resourceType: 'Condition', id: 'c-2', meta: NO_META, clinicalStatus: null, verificationStatus: null, category: [], code: null,
+      subject: { reference: 'Patient/42', display: null }, recordedDate: null, onsetDateTime: '2019-02-03', encounter: null,
     });
   });
 });

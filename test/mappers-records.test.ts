@@ -10,7 +10,7 @@ import { goalShape } from '../mappers/goal.mapper.ts';
 import { specimenShape } from '../mappers/specimen.mapper.ts';
 import { practitionerShape } from '../mappers/practitioner.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { LEGACY_META, META, SNOMED, expectExactly, mapValid, none, practitioner } from './support/mapper-fixtures.ts';
+import { LEGACY_META, META, NO_META, SNOMED, expectExactly, mapValid, none, practitioner } from './support/mapper-fixtures.ts';
 
 describe('Coverage (2.11)', () => {
   it('passes the FHIR values through, references normalized, class as Class', () => {
@@ -90,7 +90,7 @@ describe('Goal (2.15)', () => {
   it('writes [] for no target and keeps a text-only description', () => {
     const output = mapValid(goalShape, { resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { text: 'Find stable housing' }, subject: { reference: 'Patient/42' } }, none);
     expectExactly(output, {
-      resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { coding: [], text: 'Find stable housing' }, subject: { reference: 'Patient/42' }, target: [],
+      resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { coding: [], text: 'Find stable housing' }, subject: { reference: 'Patient/42', display: null }, target: [],
     });
   });
 });
@@ -115,7 +115,7 @@ describe('Specimen (2.16)', () => {
 
   it('writes null and [] for a specimen without collection or container', () => {
     const output = mapValid(specimenShape, { resourceType: 'Specimen', id: 's-2', subject: { reference: 'Patient/42' } }, none);
-    expectExactly(output, { resourceType: 'Specimen', id: 's-2', type: null, subject: { reference: 'Patient/42' }, collection: null, container: [] });
+    expectExactly(output, { resourceType: 'Specimen', id: 's-2', type: null, subject: { reference: 'Patient/42', display: null }, collection: null, container: [] });
   });
 
   it('fails the schema for a FHIR value of the wrong type', () => {
@@ -140,17 +140,17 @@ describe('Practitioner (2.17)', () => {
       resourceType: 'Practitioner', id: 'pr-7', meta: LEGACY_META,
       identifier: [{ system: 'http://hl7.org/fhir/sid/us-npi', value: '9999999999' }],
       name: [{ family: 'Okafor', given: ['Chidi', 'A'] }],
-      telecom: [{ system: 'phone', value: '555-0100', use: 'work' }, { system: 'email', value: 'c.okafor@example.org' }],
+      telecom: [{ system: 'phone', value: '555-0100', use: 'work' }, { system: 'email', value: 'c.okafor@example.org', use: null }],
       address: [
         { line: ['1 Main St', 'Suite 2'], postalCode: '62701', city: 'Springfield', state: 'IL', country: 'US', period: { start: '2019-07-01' } },
-        { line: [], city: 'Chicago' },
+        { line: [], postalCode: null, city: 'Chicago', state: null, country: null, period: null },
       ],
     });
   });
 
   it('writes [] for every list the upstream lacks', () => {
     expectExactly(mapValid(practitionerShape, { resourceType: 'Practitioner', id: 'pr-8', name: [{ text: 'Nurse Joy' }] }), {
-      resourceType: 'Practitioner', id: 'pr-8', meta: { profile: [] }, identifier: [], name: [{ given: [] }], telecom: [], address: [],
+      resourceType: 'Practitioner', id: 'pr-8', meta: NO_META, identifier: [], name: [{ family: null, given: [] }], telecom: [], address: [],
     });
   });
 });

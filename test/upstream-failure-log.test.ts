@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
-import { startTestService, type TestService } from './support/facade.ts';
+import { startTestService } from './support/facade.ts';
 
 const TOKEN = 'LogCheckToken0123456789abcdefXYZ';
 const QUERY = `patient=4711&start_date=2021-02-03&access_token=${TOKEN}`;
