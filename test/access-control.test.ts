@@ -18,6 +18,7 @@ import { SCENARIOS } from './contract/scenarios.ts';
 import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf } from './support/cross-patient-data.ts';
 import { expectOutcome } from './support/embedded-service.ts';
+import { expectErrorCode } from './support/outcome-code.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 
 const A = '1';
@@ -27,6 +28,18 @@ const appB: PatientApp = { clientId: 'app-b', secret: 'secret-b-0123456789', pat
 const appBFull: PatientApp = { clientId: 'app-b-full', secret: 'secret-bf-0123456789', patient: B, scope: 'patient/*.rs' };
 const appReadOnly: PatientApp = { clientId: 'app-a-read', secret: 'secret-ar-0123456789', patient: A, scope: 'patient/Condition.r' };
 const appBrief: PatientApp = { clientId: 'app-a-brief', secret: 'secret-ab-0123456789', patient: A, scope: 'patient/*.read', ttl: 1 };
+/** Routes whose search reads another type first (a patient scope), and apps for A granted the route's type with or without that one. */
+const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === 'search' && route.upstream.patientScope !== undefined);
+const scopedApps = (route: Route) => {
+  const { resourceType, patientScope } = route.upstream;
+  const app = (suffix: string, scope: string): PatientApp => ({ clientId: `app-a-${resourceType}-${suffix}`, secret: `secret-${resourceType}-${suffix}-0123456789`, patient: A, scope });
+  return {
+    typeOnly: app('only', `patient/${resourceType}.read`),
+    scopeReadOnly: app('scope-r', `patient/${resourceType}.read patient/${patientScope?.resourceType}.r`),
+    both: app('both', `patient/${resourceType}.read patient/${patientScope?.resourceType}.read`),
+  };
+};
+const scopedAppList = [...new Map(SCOPED_ROUTES.flatMap(({ route }) => Object.values(scopedApps(route))).map((app) => [app.clientId, app])).values()];
 
 const RECORD_TYPES = ['Patient', 'DiagnosticReport', 'CarePlan', 'CareTeam', 'AllergyIntolerance', 'Immunization', 'Condition', 'Encounter', 'Observation', 'Coverage', 'Procedure', 'ServiceRequest', 'Goal', 'Specimen', 'DocumentReference'];
 
@@ -51,7 +64,7 @@ beforeAll(async () => {
   upstream = await startEmbeddedFhir({ port: 0 });
   await upstream.load(generateSyntheticBundles());
   await upstream.load([await crossPatientBundle(upstream.baseUrl, A, B)]);
-  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appBrief]);
+  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appBrief, ...scopedAppList]);
   const service = {
     UPSTREAM_URL: upstream.baseUrl,
     UPSTREAM_AUTH_MODE: 'service',
@@ -225,6 +238,29 @@ describe('scopes', () => {
     expect(ownedB.every((id) => owners.get(id) === B)).toBe(true);
     expect(ownedB.some((id) => ownedA.includes(id))).toBe(false);
   });
+});
+
+describe('a search that reads another type first (a patient scope)', () => {
+  it('exists in the route table', () => {
+    expect(SCOPED_ROUTES.length).toBeGreaterThan(0);
+  });
+
+  it.each(SCOPED_ROUTES.map(({ route, path }) => ({ route, path, label: `${route.method} ${path}` })))(
+    '$label by patient needs that type searchable too (403 otherwise); without patient, its own type only',
+    async ({ route, path }) => {
+      const apps = scopedApps(route);
+      const through = route.upstream.patientScope!.resourceType;
+      // Granted the route's type alone, the token would learn from the other type's records (who treated the patient).
+      const typeOnly = await tokenFor(apps.typeOnly);
+      await expectErrorCode(await call(jwtFacade, route, path, `patient=${A}`, typeOnly), 403, 'scope-denied');
+      expect((await call(jwtFacade, route, path, '', typeOnly)).status, `${route.name}: the directory search reads no ${through}`).toBe(200);
+      // v2 `.r` grants reading by id, not the search the patient scope runs.
+      await expectErrorCode(await call(jwtFacade, route, path, `patient=${A}`, await tokenFor(apps.scopeReadOnly)), 403, 'scope-denied');
+      const both = await call(jwtFacade, route, path, `patient=${A}`, await tokenFor(apps.both));
+      const ids = await expectOnlyA(jwtFacade, both, route.name);
+      expect(ids.length, `${route.name}: A has ${through} records naming some`).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('the audit log', () => {

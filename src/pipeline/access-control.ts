@@ -97,6 +97,12 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
         // Every search is pinned to the token's patient; a by-id read of another patient's record is then a 404.
         if (route.params.includes('patient')) params = { ...params, patient: caller.patient };
       }
+      // A search through a patient scope reads that type's records first (Practitioners through the
+      // patient's Encounters): its answer tells about them, so the token must grant searching them too.
+      const through = route.upstream.patientScope;
+      if (route.kind === 'search' && through !== undefined && params.patient !== undefined && !caller.scopes.allows(through.resourceType, 'search')) {
+        throw new FacadeError('scope-denied', `the token's scopes do not grant searching ${through.resourceType}, which this search reads`);
+      }
       return { ...prepared, params, access: { caller, visible: (answerRoute, records) => visibleRecords(caller, answerRoute, records) } };
     },
     async upstream(_callerToken, call) {
