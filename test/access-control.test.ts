@@ -16,7 +16,7 @@ import { ROUTES } from '../src/routes.ts';
 import { servedPaths } from '../src/served-paths.ts';
 import { SCENARIOS } from './contract/scenarios.ts';
 import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
-import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf } from './support/cross-patient-data.ts';
+import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf, PROVENANCES_ABOUT_A } from './support/cross-patient-data.ts';
 import { expectOutcome } from './support/embedded-service.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
 import { startTestService, type TestService } from './support/facade.ts';
@@ -170,6 +170,15 @@ describe("B's records pointing at A's", () => {
     const filtered = await jwtFacade.get(path, { headers: { authorization: `Bearer ${tokenA}` } });
     const ids = await expectOnlyA(jwtFacade, filtered, label);
     expect(ids).not.toContain('Provenance/x-mixed');
+  });
+
+  it("shows a Provenance about A's record only when nothing in it names anyone else", async () => {
+    const path = `/Observation?patient=${A}&_revinclude=Provenance:target`;
+    const unfiltered = await (await passthrough.get(path, { headers: { authorization: 'Bearer passthrough' } })).text();
+    for (const id of Object.keys(PROVENANCES_ABOUT_A)) expect(unfiltered, `the test data reaches ${id}`).toContain(`"${id}"`);
+    const ids = await expectOnlyA(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${tokenA}` } }), 'Provenance references');
+    const shown = Object.fromEntries(Object.keys(PROVENANCES_ABOUT_A).map((id) => [id, ids.includes(`Provenance/${id}`) ? 'kept' : 'dropped']));
+    expect(shown).toEqual(PROVENANCES_ABOUT_A);
   });
 
   it("keeps a Provenance whose targets are all A's", async () => {
