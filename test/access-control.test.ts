@@ -27,6 +27,7 @@ const appA: PatientApp = { clientId: 'app-a', secret: 'secret-a-0123456789', pat
 const appB: PatientApp = { clientId: 'app-b', secret: 'secret-b-0123456789', patient: B, scope: 'patient/Condition.rs patient/Patient.read' };
 const appBFull: PatientApp = { clientId: 'app-b-full', secret: 'secret-bf-0123456789', patient: B, scope: 'patient/*.rs' };
 const appReadOnly: PatientApp = { clientId: 'app-a-read', secret: 'secret-ar-0123456789', patient: A, scope: 'patient/Condition.r' };
+const appANarrow: PatientApp = { clientId: 'app-a-narrow', secret: 'secret-an-0123456789', patient: A, scope: 'patient/Condition.rs' };
 const appBrief: PatientApp = { clientId: 'app-a-brief', secret: 'secret-ab-0123456789', patient: A, scope: 'patient/*.read', ttl: 1 };
 /** Routes whose search reads another type first (a patient scope), and apps for A granted the route's type with or without that one. */
 const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === 'search' && route.upstream.patientScope !== undefined);
@@ -64,7 +65,7 @@ beforeAll(async () => {
   upstream = await startEmbeddedFhir({ port: 0 });
   await upstream.load(generateSyntheticBundles());
   await upstream.load([await crossPatientBundle(upstream.baseUrl, A, B)]);
-  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appBrief, ...scopedAppList]);
+  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appANarrow, appBrief, ...scopedAppList]);
   const service = {
     UPSTREAM_URL: upstream.baseUrl,
     UPSTREAM_AUTH_MODE: 'service',
@@ -110,7 +111,7 @@ function call(service: TestService, route: Route, path: string, query: string, t
   return service.get(`${path}${query ? `?${query}` : ''}`, { headers });
 }
 
-interface AuditLine { requestId: string; subject?: string | null; patient?: string | null; route: string; status: number; outcome: string; resources: string[] }
+interface AuditLine { requestId: string; subject?: string | null; patient?: string | null; route: string; status: number; outcome: string; resources: string[]; cache?: string }
 
 /** The audit line of a response (by its request id). */
 function auditOf(service: TestService, response: Response): AuditLine {
@@ -236,7 +237,8 @@ describe('scopes', () => {
     expect((await jwtFacade.get(`/Condition/${condition!.id}?access_token=${readOnly}`)).status).toBe(200);
   });
 
-  it('the same URL answers each caller its own patient (the cache keys by caller)', async () => {
+  // Each search is pinned to the token's patient, so this holds whatever the cache key: see the next test for the key.
+  it('the same URL answers each caller its own patient', async () => {
     const tokenB = await tokenFor(appBFull);
     const forA = auditOf(jwtFacade, await jwtFacade.get(`/api/CareTeam?access_token=${tokenA}`)).resources;
     const forB = auditOf(jwtFacade, await jwtFacade.get(`/api/CareTeam?access_token=${tokenB}`)).resources;
@@ -246,6 +248,20 @@ describe('scopes', () => {
     expect(ownedA.length).toBeGreaterThan(0);
     expect(ownedB.every((id) => owners.get(id) === B)).toBe(true);
     expect(ownedB.some((id) => ownedA.includes(id))).toBe(false);
+  });
+});
+
+describe('the response cache', () => {
+  it('keys by caller: two tokens for one patient with different scopes are each answered their own', async () => {
+    const path = `/Condition?patient=${A}&category=problem-list-item`;
+    const full = auditOf(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${tokenA}` } }));
+    expect(full.resources.some((id) => id.startsWith('Condition/'))).toBe(true);
+    expect(full.resources, 'patient/*.read sees the Patient (its name)').toContain(`Patient/${A}`);
+    // Same URL, same patient: only the caller tells the two requests apart.
+    const narrow = auditOf(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${await tokenFor(appANarrow)}` } }));
+    expect(narrow).toMatchObject({ status: 200, cache: 'miss' });
+    expect(narrow.resources.filter((id) => id.startsWith('Condition/'))).toEqual(full.resources.filter((id) => id.startsWith('Condition/')));
+    expect(narrow.resources, 'patient/Condition.rs does not see the Patient').not.toContain(`Patient/${A}`);
   });
 });
 
