@@ -16,8 +16,9 @@ import { ROUTES } from '../src/routes.ts';
 import { servedPaths } from '../src/served-paths.ts';
 import { SCENARIOS } from './contract/scenarios.ts';
 import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
-import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf } from './support/cross-patient-data.ts';
+import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf, PROVENANCES_ABOUT_A } from './support/cross-patient-data.ts';
 import { expectOutcome } from './support/embedded-service.ts';
+import { expectErrorCode } from './support/outcome-code.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 
 const A = '1';
@@ -26,7 +27,20 @@ const appA: PatientApp = { clientId: 'app-a', secret: 'secret-a-0123456789', pat
 const appB: PatientApp = { clientId: 'app-b', secret: 'secret-b-0123456789', patient: B, scope: 'patient/Condition.rs patient/Patient.read' };
 const appBFull: PatientApp = { clientId: 'app-b-full', secret: 'secret-bf-0123456789', patient: B, scope: 'patient/*.rs' };
 const appReadOnly: PatientApp = { clientId: 'app-a-read', secret: 'secret-ar-0123456789', patient: A, scope: 'patient/Condition.r' };
+const appANarrow: PatientApp = { clientId: 'app-a-narrow', secret: 'secret-an-0123456789', patient: A, scope: 'patient/Condition.rs' };
 const appBrief: PatientApp = { clientId: 'app-a-brief', secret: 'secret-ab-0123456789', patient: A, scope: 'patient/*.read', ttl: 1 };
+/** Routes whose search reads another type first (a patient scope), and apps for A granted the route's type with or without that one. */
+const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === 'search' && route.upstream.patientScope !== undefined);
+const scopedApps = (route: Route) => {
+  const { resourceType, patientScope } = route.upstream;
+  const app = (suffix: string, scope: string): PatientApp => ({ clientId: `app-a-${resourceType}-${suffix}`, secret: `secret-${resourceType}-${suffix}-0123456789`, patient: A, scope });
+  return {
+    typeOnly: app('only', `patient/${resourceType}.read`),
+    scopeReadOnly: app('scope-r', `patient/${resourceType}.read patient/${patientScope?.resourceType}.r`),
+    both: app('both', `patient/${resourceType}.read patient/${patientScope?.resourceType}.read`),
+  };
+};
+const scopedAppList = [...new Map(SCOPED_ROUTES.flatMap(({ route }) => Object.values(scopedApps(route))).map((app) => [app.clientId, app])).values()];
 
 const RECORD_TYPES = ['Patient', 'DiagnosticReport', 'CarePlan', 'CareTeam', 'AllergyIntolerance', 'Immunization', 'Condition', 'Encounter', 'Observation', 'Coverage', 'Procedure', 'ServiceRequest', 'Goal', 'Specimen', 'DocumentReference'];
 
@@ -51,7 +65,7 @@ beforeAll(async () => {
   upstream = await startEmbeddedFhir({ port: 0 });
   await upstream.load(generateSyntheticBundles());
   await upstream.load([await crossPatientBundle(upstream.baseUrl, A, B)]);
-  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appBrief]);
+  as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appANarrow, appBrief, ...scopedAppList]);
   const service = {
     UPSTREAM_URL: upstream.baseUrl,
     UPSTREAM_AUTH_MODE: 'service',
@@ -97,7 +111,7 @@ function call(service: TestService, route: Route, path: string, query: string, t
   return service.get(`${path}${query ? `?${query}` : ''}`, { headers });
 }
 
-interface AuditLine { requestId: string; subject?: string | null; patient?: string | null; route: string; status: number; outcome: string; resources: string[] }
+interface AuditLine { requestId: string; subject?: string | null; patient?: string | null; route: string; status: number; outcome: string; resources: string[]; cache?: string }
 
 /** The audit line of a response (by its request id). */
 function auditOf(service: TestService, response: Response): AuditLine {
@@ -159,6 +173,15 @@ describe("B's records pointing at A's", () => {
     expect(ids).not.toContain('Provenance/x-mixed');
   });
 
+  it("shows a Provenance about A's record only when nothing in it names anyone else", async () => {
+    const path = `/Observation?patient=${A}&_revinclude=Provenance:target`;
+    const unfiltered = await (await passthrough.get(path, { headers: { authorization: 'Bearer passthrough' } })).text();
+    for (const id of Object.keys(PROVENANCES_ABOUT_A)) expect(unfiltered, `the test data reaches ${id}`).toContain(`"${id}"`);
+    const ids = await expectOnlyA(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${tokenA}` } }), 'Provenance references');
+    const shown = Object.fromEntries(Object.keys(PROVENANCES_ABOUT_A).map((id) => [id, ids.includes(`Provenance/${id}`) ? 'kept' : 'dropped']));
+    expect(shown).toEqual(PROVENANCES_ABOUT_A);
+  });
+
   it("keeps a Provenance whose targets are all A's", async () => {
     const ids = await expectOnlyA(jwtFacade, await jwtFacade.get('/Observation?_revinclude=Provenance:target', { headers: { authorization: `Bearer ${tokenA}` } }), 'Provenance');
     expect(ids.some((id) => id.startsWith('Provenance/'))).toBe(true);
@@ -214,7 +237,8 @@ describe('scopes', () => {
     expect((await jwtFacade.get(`/Condition/${condition!.id}?access_token=${readOnly}`)).status).toBe(200);
   });
 
-  it('the same URL answers each caller its own patient (the cache keys by caller)', async () => {
+  // Each search is pinned to the token's patient, so this holds whatever the cache key: see the next test for the key.
+  it('the same URL answers each caller its own patient', async () => {
     const tokenB = await tokenFor(appBFull);
     const forA = auditOf(jwtFacade, await jwtFacade.get(`/api/CareTeam?access_token=${tokenA}`)).resources;
     const forB = auditOf(jwtFacade, await jwtFacade.get(`/api/CareTeam?access_token=${tokenB}`)).resources;
@@ -225,6 +249,43 @@ describe('scopes', () => {
     expect(ownedB.every((id) => owners.get(id) === B)).toBe(true);
     expect(ownedB.some((id) => ownedA.includes(id))).toBe(false);
   });
+});
+
+describe('the response cache', () => {
+  it('keys by caller: two tokens for one patient with different scopes are each answered their own', async () => {
+    const path = `/Condition?patient=${A}&category=problem-list-item`;
+    const full = auditOf(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${tokenA}` } }));
+    expect(full.resources.some((id) => id.startsWith('Condition/'))).toBe(true);
+    expect(full.resources, 'patient/*.read sees the Patient (its name)').toContain(`Patient/${A}`);
+    // Same URL, same patient: only the caller tells the two requests apart.
+    const narrow = auditOf(jwtFacade, await jwtFacade.get(path, { headers: { authorization: `Bearer ${await tokenFor(appANarrow)}` } }));
+    expect(narrow).toMatchObject({ status: 200, cache: 'miss' });
+    expect(narrow.resources.filter((id) => id.startsWith('Condition/'))).toEqual(full.resources.filter((id) => id.startsWith('Condition/')));
+    expect(narrow.resources, 'patient/Condition.rs does not see the Patient').not.toContain(`Patient/${A}`);
+  });
+});
+
+describe('a search that reads another type first (a patient scope)', () => {
+  it('exists in the route table', () => {
+    expect(SCOPED_ROUTES.length).toBeGreaterThan(0);
+  });
+
+  it.each(SCOPED_ROUTES.map(({ route, path }) => ({ route, path, label: `${route.method} ${path}` })))(
+    '$label by patient needs that type searchable too (403 otherwise); without patient, its own type only',
+    async ({ route, path }) => {
+      const apps = scopedApps(route);
+      const through = route.upstream.patientScope!.resourceType;
+      // Granted the route's type alone, the token would learn from the other type's records (who treated the patient).
+      const typeOnly = await tokenFor(apps.typeOnly);
+      await expectErrorCode(await call(jwtFacade, route, path, `patient=${A}`, typeOnly), 403, 'scope-denied');
+      expect((await call(jwtFacade, route, path, '', typeOnly)).status, `${route.name}: the directory search reads no ${through}`).toBe(200);
+      // v2 `.r` grants reading by id, not the search the patient scope runs.
+      await expectErrorCode(await call(jwtFacade, route, path, `patient=${A}`, await tokenFor(apps.scopeReadOnly)), 403, 'scope-denied');
+      const both = await call(jwtFacade, route, path, `patient=${A}`, await tokenFor(apps.both));
+      const ids = await expectOnlyA(jwtFacade, both, route.name);
+      expect(ids.length, `${route.name}: A has ${through} records naming some`).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('the audit log', () => {

@@ -7,11 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FACADE_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
+import { expectErrorCode } from './support/outcome-code.ts';
 
 const appA: PatientApp = { clientId: 'app-a', secret: 'secret-a-0123456789', patient: '7', scope: 'patient/*.read' };
 const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '72166-2' }] }, subject: { reference: 'Patient/7' } };
 /** Short enough to see a refresh in a test, long enough that two back-to-back requests share a token. */
 const UPSTREAM_TOKEN_TTL_S = 5;
+const answerObservation = () => upstream.setHandler((_, res) => sendJson(res, 200, page([OBSERVATION])));
 
 let as: AuthorizationServer;
 let upstream: CannedUpstream;
@@ -37,7 +39,8 @@ const bearers = () => upstream.received.map((request) => String(request.headers.
 
 beforeAll(async () => {
   as = await startAuthorizationServer([appA], { upstreamTokenTtl: UPSTREAM_TOKEN_TTL_S });
-  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
+  upstream = await startCannedUpstream();
+  answerObservation();
   callerToken = await as.tokenFor(appA);
 });
 afterAll(async () => {
@@ -104,6 +107,33 @@ describe('a token endpoint that refuses the service', () => {
       expect(response.status).toBe(502);
       expect(service.logLines.join('\n')).not.toContain('wrong-secret');
     } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('an upstream that refuses the service credential', () => {
+  it.each([401, 403])('(HTTP %i) is the service failing, 502, and the credential is fetched anew next time', async (status) => {
+    const service = await startTestService(serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId, UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret }));
+    const grants = () => as.grantsIssued.get(as.upstreamSecretClient.clientId) ?? 0;
+    const get = () => service.get('/Observation', { headers: { authorization: `Bearer ${callerToken}` } });
+    try {
+      const before = grants();
+      upstream.received.length = 0;
+      upstream.setHandler((_, res) => sendJson(res, status, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'security' }] }));
+      // Not the caller's 401/403: the caller's token is good; the service's credential was refused.
+      await expectErrorCode(await get(), 502, 'upstream-credential-failed');
+      expect(grants()).toBe(before + 1);
+      const refused = bearers().at(-1);
+
+      answerObservation();
+      expect((await get()).status).toBe(200);
+      expect(grants(), 'the refused credential is dropped, a new one fetched').toBe(before + 2);
+      expect(bearers().at(-1)).not.toBe(refused);
+      expect((await get()).status).toBe(200);
+      expect(grants(), 'and the new one is kept').toBe(before + 2);
+    } finally {
+      answerObservation();
       await service.close();
     }
   });

@@ -23,12 +23,26 @@ export interface Caller {
 /** Checks a caller's token; throws a FacadeError (401, or 502 when the check cannot run). */
 export type CallerValidator = (token: string) => Promise<Caller>;
 
+/** One FHIR id (R4 `id` datatype), bare or as `Patient/<id>`. */
+const PATIENT_CLAIM = /^(?:Patient\/)?([A-Za-z0-9\-.]{1,64})$/;
+
+/**
+ * The patient a token's claim names: absent (or null) names none; anything else must be exactly
+ * one FHIR id, or the token is invalid. A list such as `355,85` would otherwise go upstream as
+ * `patient=Patient/355,85`, which a FHIR server reads as "355 or 85".
+ */
+function patientFrom(claim: unknown): string | undefined {
+  if (claim === undefined || claim === null) return undefined;
+  const match = typeof claim === 'string' ? PATIENT_CLAIM.exec(claim) : null;
+  if (!match) throw new FacadeError('invalid-token', 'the patient claim does not name one patient');
+  return match[1];
+}
+
 function callerFrom(claims: Record<string, unknown>, patientClaim: string): Caller {
-  const patient = claims[patientClaim];
   return {
     subject: typeof claims.sub === 'string' ? claims.sub : undefined,
     // A patient claim may be a bare id or a reference (`Patient/123`); the bare id is compared.
-    patient: typeof patient === 'string' && patient !== '' ? patient.replace(/^Patient\//, '') : undefined,
+    patient: patientFrom(claims[patientClaim]),
     scopes: new ScopeGrants(scopesOf(claims)),
   };
 }

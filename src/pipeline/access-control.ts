@@ -97,6 +97,12 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
         // Every search is pinned to the token's patient; a by-id read of another patient's record is then a 404.
         if (route.params.includes('patient')) params = { ...params, patient: caller.patient };
       }
+      // A search through a patient scope reads that type's records first (Practitioners through the
+      // patient's Encounters): its answer tells about them, so the token must grant searching them too.
+      const through = route.upstream.patientScope;
+      if (route.kind === 'search' && through !== undefined && params.patient !== undefined && !caller.scopes.allows(through.resourceType, 'search')) {
+        throw new FacadeError('scope-denied', `the token's scopes do not grant searching ${through.resourceType}, which this search reads`);
+      }
       return { ...prepared, params, access: { caller, visible: (answerRoute, records) => visibleRecords(caller, answerRoute, records) } };
     },
     async upstream(_callerToken, call) {
@@ -119,7 +125,8 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
 /**
  * The records a caller may see: a type its scopes grant, and the caller's own patient's record
  * (directory types: the scopes only). A Provenance is kept only when every record it is about is
- * kept or is the caller's Patient: otherwise it would tell about another patient's record.
+ * kept or is the caller's Patient, and nothing else in it names another patient or their records
+ * (an agent, on whose behalf, an entity): see {@link namesOnlyKnown}.
  */
 function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): AnswerRecords {
   const ownRecord = (resource: FhirResource): boolean => {
@@ -132,7 +139,7 @@ function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): A
   const kept = new Set([...matches, ...included].map((resource) => `${resource.resourceType}/${resource.id}`));
   if (caller.patient !== undefined) kept.add(`Patient/${caller.patient}`);
   const provenances = [...records.matches, ...records.included].filter(
-    (resource) => resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept),
+    (resource) => resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept) && namesOnlyKnown(resource, kept),
   );
   return {
     matches: [...matches, ...provenances.filter((resource) => records.matches.includes(resource))],
@@ -147,4 +154,29 @@ function targetsAllKept(provenance: FhirResource, kept: Set<string>): boolean {
     const reference = normalizeReference(typeof target === 'object' && target !== null ? (target as { reference?: unknown }).reference : undefined);
     return reference !== undefined && kept.has(reference);
   });
+}
+
+/**
+ * Whether every reference anywhere in a Provenance (agents, on whose behalf, entities, extensions)
+ * is to a record kept in the answer, the caller's Patient, or a directory record. A Provenance is
+ * chosen by its targets, but it may name whoever else took part: another patient, their
+ * RelatedPerson, their record as a source. A reference whose record cannot be told (a logical
+ * reference by identifier, a contained record, anything not `Type/id`) counts as another's.
+ */
+function namesOnlyKnown(provenance: FhirResource, kept: Set<string>): boolean {
+  if (Array.isArray(provenance.contained) && provenance.contained.length > 0) return false;
+  const known = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.every(known);
+    if (typeof value !== 'object' || value === null) return true;
+    const element = value as Record<string, unknown>;
+    if ('reference' in element) {
+      const reference = normalizeReference(element.reference);
+      if (reference === undefined) return false;
+      if (!kept.has(reference) && !NON_PATIENT_TYPES.has(reference.slice(0, reference.indexOf('/')))) return false;
+    } else if (typeof element.identifier === 'object' && element.identifier !== null && !Array.isArray(element.identifier)) {
+      return false; // a Reference by identifier alone: whose it is cannot be told
+    }
+    return Object.values(element).every(known);
+  };
+  return known(provenance);
 }

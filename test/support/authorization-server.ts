@@ -42,6 +42,13 @@ export interface AuthorizationServer {
   upstreamAssertionClient: { clientId: string; privateJwk: JWK };
   /** Client-credentials grants issued, by client id (how often a client fetched a token). */
   grantsIssued: Map<string, number>;
+  /** Requests received, by path (`/token/introspection`, `/jwks`): how often the facade asked. */
+  requestsTo: Map<string, number>;
+  /**
+   * Rotates the signing key as a real server does: a new key signs from now on, and the JWKS
+   * publishes it next to the old one (tokens already issued stay verifiable).
+   */
+  rotateSigningKey(): Promise<void>;
   /** A token for a client: `resource` picks its audience. */
   tokenFor(app: { clientId: string; secret: string; scope?: string }, resource?: string): Promise<string>;
   revoke(app: { clientId: string; secret: string }, token: string): Promise<void>;
@@ -51,8 +58,12 @@ export interface AuthorizationServer {
 const ALL_SCOPES = ['patient/*.read', 'patient/*.rs', 'patient/Patient.read', 'patient/Condition.read', 'patient/Observation.read', 'patient/Observation.rs', 'patient/Condition.rs', 'patient/Condition.r', 'system/*.read'];
 
 export async function startAuthorizationServer(apps: PatientApp[], options: { upstreamTokenTtl?: number } = {}): Promise<AuthorizationServer> {
-  const signing = await generateKeyPair('RS256', { extractable: true });
-  const signingJwk = { ...(await exportJWK(signing.privateKey)), kid: 'as-signing', alg: 'RS256', use: 'sig' };
+  const signingKey = async (kid: string): Promise<JWK> => {
+    const signing = await generateKeyPair('RS256', { extractable: true });
+    return { ...(await exportJWK(signing.privateKey)), kid, alg: 'RS256', use: 'sig' };
+  };
+  /** The signing keys, the one signing now first (oidc-provider signs with the first that fits). */
+  let signingKeys = [await signingKey('as-signing')];
   const assertion = await generateKeyPair('RS384', { extractable: true });
   const assertionPublic = { ...(await exportJWK(assertion.publicKey)), kid: 'facade-assertion', alg: 'RS384' };
   const assertionPrivate = { ...(await exportJWK(assertion.privateKey)), kid: 'facade-assertion', alg: 'RS384' };
@@ -62,6 +73,8 @@ export async function startAuthorizationServer(apps: PatientApp[], options: { up
   const upstreamAssertionClient = { clientId: 'facade-upstream-jwt', privateJwk: assertionPrivate };
   const ccClient = { grant_types: ['client_credentials'], redirect_uris: [], response_types: [] };
   const byClient = new Map(apps.map((app) => [app.clientId, app]));
+  // Every scope a test app asks for is one the server knows.
+  const scopes = [...new Set([...ALL_SCOPES, ...apps.flatMap((app) => app.scope.split(' '))])];
   const upstreamTtl = options.upstreamTokenTtl ?? 3600;
 
   // Listening first: the issuer must name the port.
@@ -71,57 +84,67 @@ export async function startAuthorizationServer(apps: PatientApp[], options: { up
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const grantsIssued = new Map<string, number>();
+  const requestsTo = new Map<string, number>();
 
-  const provider = new Provider(issuer, {
-    jwks: { keys: [signingJwk] },
-    clients: [
-      ...apps.map((app) => ({ client_id: app.clientId, client_secret: app.secret, scope: app.scope, ...ccClient })),
-      { client_id: introspector.clientId, client_secret: introspector.secret, grant_types: [], redirect_uris: [], response_types: [] },
-      { client_id: upstreamSecretClient.clientId, client_secret: upstreamSecretClient.secret, scope: 'system/*.read', ...ccClient },
-      {
-        client_id: upstreamAssertionClient.clientId,
-        token_endpoint_auth_method: 'private_key_jwt',
-        token_endpoint_auth_signing_alg: 'RS384',
-        jwks: { keys: [assertionPublic] },
-        scope: 'system/*.read',
-        ...ccClient,
+  // A provider's keys are fixed when it is made: a rotation makes a new one (its store is shared in memory).
+  const makeProvider = () => {
+    const provider = new Provider(issuer, {
+      jwks: { keys: signingKeys },
+      clients: [
+        ...apps.map((app) => ({ client_id: app.clientId, client_secret: app.secret, scope: app.scope, ...ccClient })),
+        { client_id: introspector.clientId, client_secret: introspector.secret, grant_types: [], redirect_uris: [], response_types: [] },
+        { client_id: upstreamSecretClient.clientId, client_secret: upstreamSecretClient.secret, scope: 'system/*.read', ...ccClient },
+        {
+          client_id: upstreamAssertionClient.clientId,
+          token_endpoint_auth_method: 'private_key_jwt',
+          token_endpoint_auth_signing_alg: 'RS384',
+          jwks: { keys: [assertionPublic] },
+          scope: 'system/*.read',
+          ...ccClient,
+        },
+      ],
+      scopes,
+      cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
+      ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 600 },
+      clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      // SMART Backend Services asks for RS384 or ES384 client assertions.
+      enabledJWA: { clientAuthSigningAlgValues: ['RS384', 'ES384', 'RS256'] },
+      features: {
+        introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === introspector.clientId },
+        devInteractions: { enabled: false },
+        clientCredentials: { enabled: true },
+        revocation: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => FACADE_AUDIENCE,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, resource, client) => ({
+            scope: scopes.join(' '),
+            audience: resource,
+            accessTokenFormat: resource === OPAQUE_FACADE_AUDIENCE ? 'opaque' : 'jwt',
+            accessTokenTTL: byClient.get(client.clientId)?.ttl ?? (client.clientId.startsWith('facade-upstream') ? upstreamTtl : 3600),
+            jwt: { sign: { alg: 'RS256' } },
+          }),
+        },
       },
-    ],
-    scopes: ALL_SCOPES,
-    cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-    ttl: { ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 600 },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-    // SMART Backend Services asks for RS384 or ES384 client assertions.
-    enabledJWA: { clientAuthSigningAlgValues: ['RS384', 'ES384', 'RS256'] },
-    features: {
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === introspector.clientId },
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      revocation: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => FACADE_AUDIENCE,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource, client) => ({
-          scope: ALL_SCOPES.join(' '),
-          audience: resource,
-          accessTokenFormat: resource === OPAQUE_FACADE_AUDIENCE ? 'opaque' : 'jwt',
-          accessTokenTTL: byClient.get(client.clientId)?.ttl ?? (client.clientId.startsWith('facade-upstream') ? upstreamTtl : 3600),
-          jwt: { sign: { alg: 'RS256' } },
-        }),
+      // The portal login's launch context: the patient the token acts for, and a subject for audit.
+      extraTokenClaims: (_ctx, token) => {
+        const app = byClient.get(String((token as { clientId?: string }).clientId));
+        return app ? { patient: app.patient, sub: app.clientId } : undefined;
       },
-    },
-    // The portal login's launch context: the patient the token acts for, and a subject for audit.
-    extraTokenClaims: (_ctx, token) => {
-      const app = byClient.get(String((token as { clientId?: string }).clientId));
-      return app ? { patient: app.patient, sub: app.clientId } : undefined;
-    },
+    });
+    provider.on('grant.success', (ctx) => {
+      const clientId = ctx.oidc.client?.clientId ?? '';
+      grantsIssued.set(clientId, (grantsIssued.get(clientId) ?? 0) + 1);
+    });
+    return provider.callback();
+  };
+  let handle = makeProvider();
+  server.on('request', (req, res) => {
+    const path = new URL(req.url ?? '/', issuer).pathname;
+    requestsTo.set(path, (requestsTo.get(path) ?? 0) + 1);
+    void handle(req, res);
   });
-  provider.on('grant.success', (ctx) => {
-    const clientId = ctx.oidc.client?.clientId ?? '';
-    grantsIssued.set(clientId, (grantsIssued.get(clientId) ?? 0) + 1);
-  });
-  server.on('request', provider.callback());
 
   const form = async (url: string, app: { clientId: string; secret: string }, body: Record<string, string>) =>
     fetch(url, {
@@ -140,6 +163,11 @@ export async function startAuthorizationServer(apps: PatientApp[], options: { up
     upstreamSecretClient,
     upstreamAssertionClient,
     grantsIssued,
+    requestsTo,
+    async rotateSigningKey() {
+      signingKeys = [await signingKey(`as-signing-${signingKeys.length + 1}`), ...signingKeys];
+      handle = makeProvider();
+    },
     async tokenFor(app, resource = FACADE_AUDIENCE) {
       const scope = app.scope ?? byClient.get(app.clientId)?.scope ?? '';
       const response = await form(`${issuer}/token`, app, { grant_type: 'client_credentials', scope, resource });
