@@ -12,6 +12,7 @@ import { encounterShape } from '../mappers/encounter.mapper.ts';
 import { observationShape } from '../mappers/observation.mapper.ts';
 import { orderShape } from '../mappers/order.mapper.ts';
 import { provenanceShape } from '../mappers/provenance.mapper.ts';
+import type { Route } from '../src/route-types.ts';
 import { ROUTES } from '../src/routes.ts';
 import { expectBundle, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
@@ -124,8 +125,17 @@ describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
     expect(reached).toBe(category === undefined ? counts.byType.get(type) : counts.sdohGoals);
   });
 
+  /** How many records of a route's upstream type the source files hold (its fixed category counted). */
+  function sourceRecordsOf(route: Route): number {
+    const category = route.upstream.fixed?.find(([name]) => name === 'category')?.[1];
+    if (category === 'sdoh') return counts.sdohGoals;
+    if (category === 'survey') return counts.surveys;
+    return counts.byType.get(route.upstream.resourceType) ?? 0;
+  }
+
   it('answers every search operation for every patient, each record valid against its schema', async () => {
     for (const route of ROUTES.filter((candidate) => candidate.kind === 'search')) {
+      let records = 0;
       for (const id of patientIds) {
         const query = `patient=${id}&access_token=t`;
         const init: RequestInit | undefined =
@@ -134,16 +144,26 @@ describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
         const body = (await response.json()) as { entry?: { resource: { resourceType: string } }[] } | unknown[];
         expect(response.status, `${route.name} patient ${id}`).toBe(200);
         const found = Array.isArray(body) ? body : (body.entry ?? []).map((entry) => entry.resource).filter((r) => r.resourceType !== 'Provenance');
+        records += found.length;
         for (const record of found) expectValid(route.shape.schema, record, `${route.name} patient ${id}`);
       }
+      // Where the source files hold records of the kind, some patient's answer shows them.
+      if (sourceRecordsOf(route) > 0) expect(records, `${route.name}: records over all patients`).toBeGreaterThan(0);
     }
   });
 
   it('reads every practitioner of the sample data by id, and names those of each patient\'s encounters', async () => {
+    let named = 0;
     for (const id of patientIds) {
       const body = await service.getJson<{ entry: { full_url: string }[] }>(`/Practitioner?patient=${id}`);
+      const encounters = await service.fhirSearch('Encounter', `patient=Patient/${id}`);
+      const participants = encounters.flatMap((encounter) => ((encounter.participant ?? []) as { individual?: { reference?: string } }[]).map((p) => p.individual?.reference ?? ''));
+      const expected = [...new Set(participants.filter((ref) => ref.startsWith('Practitioner/')))].map((ref) => `/${ref}`).sort();
+      expect(body.entry.map((entry) => entry.full_url).sort(), `patient ${id}`).toEqual(expected);
+      named += body.entry.length;
       for (const entry of body.entry) expect(await service.getJson(`${entry.full_url}?access_token=t`)).toMatchObject({ resourceType: 'Practitioner' });
     }
+    expect(named, 'practitioners named over all patients').toBeGreaterThan(0);
     const all = await service.fhirSearch('Practitioner');
     expect(all.length).toBe(counts.byType.get('Practitioner'));
     for (const practitioner of all) expect(await service.getJson(`/Practitioner/${practitioner.id}?access_token=t`)).toMatchObject({ id: practitioner.id });

@@ -1,6 +1,7 @@
 /**
  * Upstream faults: each is answered with the right status and an OperationOutcome, never an empty
- * 200 or a crash, and the service keeps serving afterwards.
+ * 200 or a crash, and the service keeps serving afterwards. A second server on another port plays a
+ * foreign site that redirects and next links point at: it must never receive a request.
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,16 +12,19 @@ const REPORT = { resourceType: 'DiagnosticReport', id: 'r1', status: 'final', su
 const healthy: CannedHandler = (_, res) => sendJson(res, 200, page([REPORT]));
 
 let upstream: CannedUpstream;
+let foreign: CannedUpstream;
 let service: TestService;
 
 // The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
   upstream = await startCannedUpstream(healthy);
+  foreign = await startCannedUpstream(healthy);
   service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5', UPSTREAM_MAX_BODY_BYTES: '100000', CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
   await service?.close();
   await upstream?.close();
+  await foreign?.close();
 });
 
 interface Outcome {
@@ -79,7 +83,7 @@ const faults: { name: string; handler: CannedHandler; status: number; issue: str
   {
     name: 'redirecting to another URL',
     handler: (_, res) => {
-      res.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' });
+      res.writeHead(302, { location: `${foreign.origin}/fhir/DiagnosticReport?patient=Patient%2F1` });
       res.end();
     },
     status: 502,
@@ -101,7 +105,7 @@ const faults: { name: string; handler: CannedHandler; status: number; issue: str
   { name: 'dropping the connection', handler: (_, res) => res.destroy(), status: 502, issue: 'transient' },
   {
     name: 'sending a next link to a foreign origin outside the base path',
-    handler: (_, res) => sendJson(res, 200, page([REPORT], 'http://collector.invalid/steal?next=1')),
+    handler: (_, res) => sendJson(res, 200, page([REPORT], `${foreign.origin}/steal?next=1`)),
     status: 502,
     issue: 'security',
   },
@@ -129,9 +133,12 @@ describe.each(faults)('an upstream $name', (fault) => {
   it(`answers ${fault.status} with an OperationOutcome and keeps serving`, async () => {
     upstream.setHandler(fault.handler);
     upstream.received.length = 0;
-    const body = await expectOutcome(await service.get('/api/DiagnosticReport?patient=1&access_token=fault-token'), fault.status, fault.issue);
+    foreign.received.length = 0;
+    const response = await service.get('/api/DiagnosticReport?patient=1&access_token=fault-token');
+    expect(foreign.received, 'requests sent to the foreign site').toHaveLength(0);
+    const body = await expectOutcome(response, fault.status, fault.issue);
     expect(JSON.stringify(body)).not.toContain('fault-token');
-    for (const request of upstream.received) expect(new URL(request.url, upstream.origin).host).toBe(new URL(upstream.origin).host);
+    for (const request of upstream.received) expect(request.headers.host).toBe(new URL(upstream.origin).host);
 
     upstream.setHandler(healthy);
     expect((await service.get('/healthz')).status).toBe(200);

@@ -29,20 +29,42 @@ afterAll(async () => {
 });
 
 const foreignHost = () => new URL(foreign.origin).host;
-const links: [string, () => string][] = [
-  ['an absolute link to another origin', () => `${foreign.origin}/fhir/DiagnosticReport?_offset=1`],
-  ['a protocol-relative link', () => `//${foreignHost()}/fhir/DiagnosticReport?_offset=1`],
-  ['a path that starts with //', () => `http://proxy.internal//${foreignHost()}/fhir/x`],
-  ['a path with a backslash', () => `http://proxy.internal/\\${foreignHost()}/fhir/x`],
-  ['an encoded ../ out of the base path', () => '/fhir/..%2f..%2fadmin?x=1'],
-  ['a non-http scheme', () => 'file:///etc/passwd'],
+/**
+ * [label, link, expected status]. A link whose path lies under the base path is re-based onto the
+ * configured origin and followed there (200, docs/decisions.md "Paging links"); every other one is
+ * refused with 502 before anything is sent for it.
+ */
+const links: [string, () => string, 200 | 502][] = [
+  ['an absolute link to another origin', () => `${foreign.origin}/fhir/DiagnosticReport?_offset=1`, 200],
+  ['a protocol-relative link', () => `//${foreignHost()}/fhir/DiagnosticReport?_offset=1`, 200],
+  ['a path that starts with //', () => `http://proxy.internal//${foreignHost()}/fhir/x`, 502],
+  ['a path with a backslash', () => `http://proxy.internal/\\${foreignHost()}/fhir/x`, 502],
+  ['an encoded ../ out of the base path', () => '/fhir/..%2f..%2fadmin?x=1', 502],
+  ['a non-http scheme', () => 'file:///etc/passwd', 502],
 ];
+
+/**
+ * Paths with an encoded `/`, `\` or `.` (either case): a server that decodes before routing could
+ * read them as `../` and serve what lies outside the base. Each lies under the base path as written
+ * (and `%2e%2e;` is no dot segment for the URL parser), so only the encoded-path rule refuses it.
+ */
+const encodedLinks: [string, string][] = [
+  ['%2f', '/fhir/DiagnosticReport/..%2f..%2fadmin?_offset=1'],
+  ['%2F', '/fhir/DiagnosticReport/..%2F..%2Fadmin?_offset=1'],
+  ['%5c', '/fhir/DiagnosticReport/..%5c..%5cadmin?_offset=1'],
+  ['%2e', '/fhir/%2e%2e;/admin?_offset=1'],
+  ['%2E%2E', '/fhir/DiagnosticReport/%2E%2E;/%2E%2E;/admin?_offset=1'],
+];
+
+interface Outcome {
+  issue: { code: string; details: { text: string } }[];
+}
 
 describe.each([
   ['a base URL with a path', () => withPath],
   ['a base URL at the server root', () => atRoot],
 ])('with %s', (_, service) => {
-  it.each(links)('never sends the token to the foreign site for %s', async (_label, link) => {
+  it.each(links)('never sends the token to the foreign site for %s', async (_label, link, status) => {
     foreign.received.length = 0;
     upstream.received.length = 0;
     upstream.setHandler((request, res) => {
@@ -50,10 +72,28 @@ describe.each([
       sendJson(res, 200, page([REPORT], first ? link() : undefined));
     });
     const response = await service().get('/api/DiagnosticReport?patient=1&access_token=link-secret');
-    expect([200, 502]).toContain(response.status);
+    expect(response.status).toBe(status);
     expect(foreign.received).toHaveLength(0);
+    // Followed (re-based onto the configured origin) or refused before any request for it.
+    expect(upstream.received.map((request) => request.url.split('?')[0]!.endsWith('/DiagnosticReport'))).toEqual(status === 200 ? [true, true] : [true]);
     for (const request of upstream.received) expect(request.headers.host).toBe(new URL(upstream.origin).host);
     expect(await response.text()).not.toContain('link-secret');
+  });
+
+  it.each(encodedLinks)('refuses a next link with %s in its path with 502 and requests nothing for it', async (_label, link) => {
+    foreign.received.length = 0;
+    upstream.received.length = 0;
+    upstream.setHandler((request, res) => {
+      const first = request.url.includes('DiagnosticReport?') && !request.url.includes('_offset');
+      sendJson(res, 200, page([REPORT], first ? link : undefined));
+    });
+    const response = await service().get('/api/DiagnosticReport?patient=1&access_token=link-secret');
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as Outcome;
+    expect(body.issue[0]).toMatchObject({ code: 'security', details: { text: 'upstream-refused-link' } });
+    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received[0]!.url).not.toContain('admin');
+    expect(foreign.received).toHaveLength(0);
   });
 });
 
