@@ -54,7 +54,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const serverOptions = { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) };
     const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions }, () => resolve(started));
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, logger));
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   return {
@@ -72,17 +72,21 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
 /**
  * Requests Node rejects before the app sees them (a URL past Node's header limit, a malformed
- * request line) still get an OperationOutcome, not Node's bare status line.
+ * request line) still get an OperationOutcome, not Node's bare status line, with the headers every
+ * error carries (`no-store`: the refused request may carry a token; an `x-request-id`) and a log line.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex, logger: Logger): void {
   if (!socket.writable) return;
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const failure = new FacadeError(tooLarge ? 'headers-too-large' : 'bad-request');
   const body = JSON.stringify(toOperationOutcome(failure));
+  const requestId = crypto.randomUUID();
   socket.end(
     `HTTP/1.1 ${failure.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `cache-control: no-store\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  // As the app's request line, less what Node never parsed (no method, no route).
+  logger('info', 'request', { requestId, route: 'rejected-by-http-server', status: failure.status, code: failure.code });
 }
 
 /**

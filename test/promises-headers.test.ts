@@ -65,3 +65,15 @@ describe('an error answer', () => {
     expect(((await response.json()) as { resourceType: string }).resourceType).toBe('OperationOutcome');
   });
 });
+
+describe('an answer the HTTP server gives before the app runs', () => {
+  it('431 for headers past its limit carries Cache-Control: no-store, an x-request-id and a log line', async () => {
+    const response = await service.get('/api/DiagnosticReport?access_token=hdr-token', { headers: { 'x-big': 'y'.repeat(100_000) } });
+    expect(response.status).toBe(431);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(((await response.json()) as { resourceType: string }).resourceType).toBe('OperationOutcome');
+    expect(service.logLines.some((line) => line.includes(`"requestId":"${requestId}"`) && line.includes('"status":431'))).toBe(true);
+  });
+});
