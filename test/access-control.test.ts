@@ -15,7 +15,7 @@ import type { Route } from '../src/route-types.ts';
 import { ROUTES } from '../src/routes.ts';
 import { servedPaths } from '../src/served-paths.ts';
 import { SCENARIOS } from './contract/scenarios.ts';
-import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf, PROVENANCES_ABOUT_A } from './support/cross-patient-data.ts';
 import { expectOutcome } from './support/embedded-service.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
@@ -66,22 +66,8 @@ beforeAll(async () => {
   await upstream.load(generateSyntheticBundles());
   await upstream.load([await crossPatientBundle(upstream.baseUrl, A, B)]);
   as = await startAuthorizationServer([appA, appB, appBFull, appReadOnly, appANarrow, appBrief, ...scopedAppList]);
-  const service = {
-    UPSTREAM_URL: upstream.baseUrl,
-    UPSTREAM_AUTH_MODE: 'service',
-    UPSTREAM_TOKEN_URL: as.tokenUrl,
-    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
-    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
-    UPSTREAM_SCOPE: 'system/*.read',
-  };
-  jwtFacade = await startTestService({ ...service, CALLER_TOKEN_VALIDATION: 'jwt', JWKS_URL: as.jwksUrl, TOKEN_ISSUER: as.issuer, TOKEN_AUDIENCE: FACADE_AUDIENCE, CLOCK_SKEW_SECONDS: '0' });
-  introspectionFacade = await startTestService({
-    ...service,
-    CALLER_TOKEN_VALIDATION: 'introspection',
-    INTROSPECTION_URL: as.introspectionUrl,
-    INTROSPECTION_CLIENT_ID: as.introspector.clientId,
-    INTROSPECTION_CLIENT_SECRET: as.introspector.secret,
-  });
+  jwtFacade = await startTestService({ ...serviceModeEnv(as, upstream.baseUrl, 'jwt'), UPSTREAM_SCOPE: 'system/*.read', CLOCK_SKEW_SECONDS: '0' });
+  introspectionFacade = await startTestService({ ...serviceModeEnv(as, upstream.baseUrl, 'introspection'), UPSTREAM_SCOPE: 'system/*.read' });
   passthrough = await startTestService({ UPSTREAM_URL: upstream.baseUrl });
   for (const type of RECORD_TYPES) {
     for (const resource of await fhirSearch(upstream.baseUrl, type)) {

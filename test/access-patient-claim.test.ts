@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { introspectionValidator } from '../src/auth/caller-token.ts';
 import { webHashing } from '../src/cache/cache-key.ts';
 import { FacadeError } from '../src/errors.ts';
-import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
@@ -30,22 +30,9 @@ const facades: Record<'jwt' | 'introspection', TestService> = {} as never;
 beforeAll(async () => {
   as = await startAuthorizationServer(apps);
   upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
-  const service = {
-    UPSTREAM_URL: `${upstream.origin}/fhir`,
-    CACHE_ENABLED: 'false',
-    UPSTREAM_AUTH_MODE: 'service',
-    UPSTREAM_TOKEN_URL: as.tokenUrl,
-    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
-    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
-  };
-  facades.jwt = await startTestService({ ...service, CALLER_TOKEN_VALIDATION: 'jwt', JWKS_URL: as.jwksUrl, TOKEN_ISSUER: as.issuer, TOKEN_AUDIENCE: FACADE_AUDIENCE });
-  facades.introspection = await startTestService({
-    ...service,
-    CALLER_TOKEN_VALIDATION: 'introspection',
-    INTROSPECTION_URL: as.introspectionUrl,
-    INTROSPECTION_CLIENT_ID: as.introspector.clientId,
-    INTROSPECTION_CLIENT_SECRET: as.introspector.secret,
-  });
+  for (const validation of ['jwt', 'introspection'] as const) {
+    facades[validation] = await startTestService({ ...serviceModeEnv(as, `${upstream.origin}/fhir`, validation), CACHE_ENABLED: 'false' });
+  }
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * (oidc-provider, opaque tokens), through the whole service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPAQUE_FACADE_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import { OPAQUE_FACADE_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 
@@ -27,16 +27,8 @@ afterAll(async () => {
 
 async function facadeCaching(cacheMs: number): Promise<TestService> {
   return startTestService({
-    UPSTREAM_URL: `${upstream.origin}/fhir`,
+    ...serviceModeEnv(as, `${upstream.origin}/fhir`, 'introspection'),
     CACHE_ENABLED: 'false',
-    UPSTREAM_AUTH_MODE: 'service',
-    UPSTREAM_TOKEN_URL: as.tokenUrl,
-    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
-    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
-    CALLER_TOKEN_VALIDATION: 'introspection',
-    INTROSPECTION_URL: as.introspectionUrl,
-    INTROSPECTION_CLIENT_ID: as.introspector.clientId,
-    INTROSPECTION_CLIENT_SECRET: as.introspector.secret,
     INTROSPECTION_CACHE_MS: String(cacheMs),
   });
 }

@@ -7,7 +7,7 @@
  */
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FACADE_AUDIENCE, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import { serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
@@ -24,18 +24,7 @@ let service: TestService;
 beforeAll(async () => {
   as = await startAuthorizationServer([appA]);
   upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
-  service = await startTestService({
-    UPSTREAM_URL: `${upstream.origin}/fhir`,
-    CACHE_ENABLED: 'false',
-    UPSTREAM_AUTH_MODE: 'service',
-    UPSTREAM_TOKEN_URL: as.tokenUrl,
-    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
-    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
-    CALLER_TOKEN_VALIDATION: 'jwt',
-    JWKS_URL: as.jwksUrl,
-    TOKEN_ISSUER: as.issuer,
-    TOKEN_AUDIENCE: FACADE_AUDIENCE,
-  });
+  service = await startTestService({ ...serviceModeEnv(as, `${upstream.origin}/fhir`, 'jwt'), CACHE_ENABLED: 'false' });
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -55,6 +55,30 @@ export interface AuthorizationServer {
   close(): Promise<void>;
 }
 
+/**
+ * The facade's environment for service mode against this server: its upstream credential by client
+ * secret, and callers' tokens validated as JWTs (`jwt`) or by introspection.
+ */
+export function serviceModeEnv(as: AuthorizationServer, upstreamUrl: string, validation: 'jwt' | 'introspection'): Record<string, string> {
+  const credential = {
+    UPSTREAM_URL: upstreamUrl,
+    UPSTREAM_AUTH_MODE: 'service',
+    UPSTREAM_TOKEN_URL: as.tokenUrl,
+    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
+    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
+  };
+  if (validation === 'jwt') {
+    return { ...credential, CALLER_TOKEN_VALIDATION: 'jwt', JWKS_URL: as.jwksUrl, TOKEN_ISSUER: as.issuer, TOKEN_AUDIENCE: FACADE_AUDIENCE };
+  }
+  return {
+    ...credential,
+    CALLER_TOKEN_VALIDATION: 'introspection',
+    INTROSPECTION_URL: as.introspectionUrl,
+    INTROSPECTION_CLIENT_ID: as.introspector.clientId,
+    INTROSPECTION_CLIENT_SECRET: as.introspector.secret,
+  };
+}
+
 const ALL_SCOPES = ['patient/*.read', 'patient/*.rs', 'patient/Patient.read', 'patient/Condition.read', 'patient/Observation.read', 'patient/Observation.rs', 'patient/Condition.rs', 'patient/Condition.r', 'system/*.read'];
 
 export async function startAuthorizationServer(apps: PatientApp[], options: { upstreamTokenTtl?: number } = {}): Promise<AuthorizationServer> {

@@ -7,7 +7,7 @@ import { parseConfig } from '../../src/config.ts';
 import { startEmbeddedFhir } from '../../src/embedded/fhir-server.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { startService } from '../../src/node-service.ts';
-import { FACADE_AUDIENCE, startAuthorizationServer } from '../support/authorization-server.ts';
+import { serviceModeEnv, startAuthorizationServer } from '../support/authorization-server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,17 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('nodeFacadeUrl', node.url);
   const app = { clientId: 'worker-app', secret: 'worker-app-secret-0123', patient: '1', scope: 'patient/*.read' };
   const as = await startAuthorizationServer([app]);
-  project.provide('serviceModeEnv', {
-    UPSTREAM_URL: upstream.baseUrl,
-    UPSTREAM_AUTH_MODE: 'service',
-    UPSTREAM_TOKEN_URL: as.tokenUrl,
-    UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId,
-    UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret,
-    CALLER_TOKEN_VALIDATION: 'jwt',
-    JWKS_URL: as.jwksUrl,
-    TOKEN_ISSUER: as.issuer,
-    TOKEN_AUDIENCE: FACADE_AUDIENCE,
-  });
+  project.provide('serviceModeEnv', serviceModeEnv(as, upstream.baseUrl, 'jwt'));
   project.provide('patientOneToken', await as.tokenFor(app));
   return async () => {
     await as.close();
