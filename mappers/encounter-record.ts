@@ -4,7 +4,7 @@
  * are documented in docs/decisions.md ("Encounter record").
  */
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { displayName, object, objects, referenceOf, text } from './fhir-values.ts';
+import { displayName, object, objects, ownEntry, referenceOf, text } from './fhir-values.ts';
 import type { MapContext } from './legacy-shape.ts';
 
 const LOINC = 'http://loinc.org';
@@ -35,7 +35,7 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
     name: orNull(text(type?.text) ?? text(typeCoding?.display)),
     code: orNull(text(typeCoding?.code)),
     code_system: orNull(text(typeCoding?.system)),
-    code_system_name: orNull(CODE_SYSTEM_NAMES[text(typeCoding?.system) ?? '']),
+    code_system_name: orNull(ownEntry(CODE_SYSTEM_NAMES, text(typeCoding?.system))),
     admit_date: orNull(text(period?.start)),
     discharge_date: orNull(text(period?.end)),
     location: joined(objects(encounter.location).map((item) => {

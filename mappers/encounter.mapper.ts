@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import {
-  legacyMeta, metaSchema, object, objects, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
+  legacyMeta, metaSchema, object, objects, ownEntry, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
   type Json,
 } from './fhir-values.ts';
 import { encounterRecord } from './encounter-record.ts';
@@ -76,7 +76,7 @@ export const encounterShape = defineShape({
         ? {
             code: classCode ?? null,
             system: text(encounterClass.system) ?? null,
-            display: text(encounterClass.display) ?? ACT_CODE_DISPLAYS[classCode ?? ''] ?? null,
+            display: text(encounterClass.display) ?? ownEntry(ACT_CODE_DISPLAYS, classCode) ?? null,
           }
         : null,
       type: objects(encounter.type).map((type) => ({

@@ -16,6 +16,14 @@ export function objects(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
+/**
+ * `table[key]` for a key that comes from outside (an upstream code, a resource type): only the
+ * table's own entries, so `constructor` or `__proto__` never finds what every object inherits.
+ */
+export function ownEntry<T>(table: Readonly<Record<string, T>> | undefined, key: string | undefined): T | undefined {
+  return table !== undefined && key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 export function object(value: unknown): Json | undefined {
   return isObject(value) ? value : undefined;
 }

@@ -9,7 +9,8 @@ import { ROUTES } from '../src/routes.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import { patientBundles, resourcesOf, shared } from './support/seed-fixtures.ts';
 
-const HOSTILE_VALUES: readonly unknown[] = [null, true, 0, -1.5, '', 'x', [], [null], [1, 'a'], {}, { reference: 7 }, [{ coding: 'x' }], { coding: [{ code: 5 }] }];
+/** Every JSON type, and strings that name what every JS object inherits. */
+const HOSTILE_VALUES: readonly unknown[] = [null, true, 0, -1.5, '', 'x', 'constructor', '__proto__', [], [null], [1, 'a'], {}, { reference: 7 }, [{ coding: 'x' }], { coding: [{ code: 5 }] }];
 
 /** Each record with one member (at depth 1 or 2) replaced by a hostile value. */
 function* variants(resource: FhirResource): Generator<FhirResource> {
@@ -57,6 +58,17 @@ describe.each([...shapes.values()].map(({ shape, type }) => [shape.name, shape, 
       mapped += 1;
     }
     expect(mapped).toBeGreaterThan(0);
+  });
+});
+
+describe('codes that name what every JS object inherits', () => {
+  it('are unknown codes, not the inherited members (an Encounter class `constructor` has no display)', () => {
+    const encounter = shapes.get('Encounter')!.shape;
+    for (const code of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const output = encounter.map({ resourceType: 'Encounter', id: 'e1', class: { code }, type: [{ coding: [{ system: code, code }] }] }, createMapContext([]));
+      expect(output.class).toEqual({ code, system: null, display: null });
+      expect(JSON.parse((output.identifier as { value: string }[])[0]!.value).code_system_name).toBeNull();
+    }
   });
 });
 

@@ -60,6 +60,10 @@ describe('a Bundle that breaks FHIR JSON shape is a 502, never "nothing there"',
     { name: 'an unknown search mode', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1'), search: { mode: 'matched' } }] } },
     { name: 'a link without a url', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }], link: [{ relation: 'next' }] } },
     { name: 'two next links', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [], link: [{ relation: 'next', url: second }, { relation: 'next', url: `${second}0` }] } },
+    ...['constructor', '__proto__', 'toString', 'observation', ''].map((resourceType) => ({
+      name: `a resourceType ${JSON.stringify(resourceType)}`,
+      bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }, { resource: { resourceType, id: 'x' }, search: { mode: 'include' } }] },
+    })),
     { name: 'a record id that is a number', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: { ...report('r1'), id: 1 } }] } },
   ];
   for (const { name, bundle } of broken) {
@@ -141,7 +145,15 @@ describe('values no legacy payload can carry are refused, never a 500', () => {
     expect(JSON.stringify(await response.json())).toContain(nested(40));
   });
 
-  for (const written of ['1e400', '-1e400', '1e-400', `0.${'0'.repeat(400)}1`]) {
+  it('counts no bracket inside a string, escaped quotes included, toward the depth', async () => {
+    const noisy = JSON.stringify(`\\"${'{['.repeat(300)}\\`);
+    answerRaw(searchset(observation('o1', `"valueString":${noisy}`)));
+    const response = await service.get(OBSERVATIONS);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(`"valueString":${noisy}`);
+  });
+
+  for (const written of ['1e400', '-1e400', '1E+400', `1${'0'.repeat(400)}`, '1e-400', `0.${'0'.repeat(400)}1`]) {
     it(`refuses a lab value of ${written.slice(0, 12)} (beyond a double), never writing it as null or 0`, async () => {
       answerRaw(searchset(observation('o1', `"valueQuantity":{"value":${written},"unit":"mg"}`)));
       await expectBadBody(OBSERVATIONS);

@@ -10,7 +10,7 @@
  *
  * Nothing here names an endpoint: the route table's resource type and patient element say it all.
  */
-import { normalizeReference } from '../../mappers/fhir-values.ts';
+import { normalizeReference, ownEntry } from '../../mappers/fhir-values.ts';
 import type { Caller, CallerValidator } from '../auth/caller-token.ts';
 import type { ServiceCredential } from '../auth/service-credential.ts';
 import { FacadeError } from '../errors.ts';
@@ -63,7 +63,7 @@ const PATIENT_ELEMENT: Readonly<Record<string, string>> = { Coverage: 'beneficia
 /** The id of the patient a record belongs to: Coverage's `beneficiary`, else `subject`, else `patient`. */
 export function patientOf(resource: FhirResource): string | undefined {
   if (resource.resourceType === 'Patient') return resource.id;
-  const element = PATIENT_ELEMENT[resource.resourceType];
+  const element = ownEntry(PATIENT_ELEMENT, resource.resourceType);
   const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
   const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
   const normalized = normalizeReference(reference);

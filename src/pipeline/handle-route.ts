@@ -3,7 +3,7 @@
  * mapper → envelope. Nothing here is specific to one endpoint; the route entry says it all.
  */
 import type { Json } from '../../mappers/fhir-values.ts';
-import { datePart } from '../../mappers/fhir-values.ts';
+import { datePart, ownEntry } from '../../mappers/fhir-values.ts';
 import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
@@ -85,7 +85,7 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
   const context = createMapContext([...matches, ...included]);
   const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
   for (const resource of included) {
-    const shape = route.includedEntries?.[resource.resourceType];
+    const shape = ownEntry(route.includedEntries, resource.resourceType);
     if (shape) entries.push(mapEntry(resource, shape.map(resource, context)));
   }
   const payload =

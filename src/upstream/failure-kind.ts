@@ -34,7 +34,7 @@ export function networkFailureKind(error: unknown): string {
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
-      const kind = KIND_BY_CODE[code] ?? (TLS_CODE.test(code) ? 'tls' : undefined);
+      const kind = (Object.hasOwn(KIND_BY_CODE, code) ? KIND_BY_CODE[code] : undefined) ?? (TLS_CODE.test(code) ? 'tls' : undefined);
       if (kind !== undefined) return kind;
     }
     current = (current as { cause?: unknown }).cause;
