@@ -50,6 +50,28 @@ describe('the token standing elsewhere in the request', () => {
     });
   }
 
+  it('a base64 token whose "+" a query decodes as a space: 400 before anything goes upstream', async () => {
+    const token = 'aB3dE6gH9+kL2nO5/qR8=';
+    const response = await service.get(`/Observation?patient=1&code=${token}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(400);
+    expect(upstream.received).toEqual([]);
+    expect([await response.text(), ...service.logLines, ...service.auditLines].join('\n')).not.toContain('aB3dE6gH9');
+  });
+
+  it('a next link that echoes the token: 502, and the link is never requested', async () => {
+    const token = 'EchoedToken0123456789';
+    upstream.setHandler((request, res) =>
+      sendJson(res, 200, request.url.includes('echo') ? page([]) : page([], `${upstream.origin}/fhir/Observation?echo=${encodeURIComponent(token)}`)),
+    );
+    try {
+      const response = await service.get(`/Observation?patient=1&access_token=${token}`);
+      expect(response.status).toBe(502);
+      expect(upstream.received.map((request) => request.url).join('\n')).not.toContain('echo');
+    } finally {
+      upstream.setHandler((_, res) => sendJson(res, 200, page([])));
+    }
+  });
+
   it('still serves a request whose values only share a few characters with a short token', async () => {
     const response = await service.get('/Observation?patient=1&category=social-history&access_token=t');
     expect(response.status).toBe(200);

@@ -2,6 +2,7 @@
  * The caller's access token (spec section 5) and the per-route policy on its absence.
  */
 import { FacadeError } from '../errors.ts';
+import { holdsToken } from '../token-match.ts';
 import type { AuthPolicy } from '../route-types.ts';
 
 /**
@@ -34,21 +35,14 @@ export function enforceAuthPolicy(policy: AuthPolicy, token: string | undefined)
 }
 
 /**
- * Tokens shorter than this are not looked for elsewhere in the request: a value that short is no
- * secret (real tokens are 64 characters in the old system, longer as JWTs), and looking for it
- * would refuse ordinary requests (`access_token=t` and `category=vital-signs`).
- */
-const MIN_TOKEN_LENGTH_SOUGHT = 8;
-
-/**
  * Refuses a request whose token also stands in another of its values (a path id, a parameter):
  * whatever holds it would carry the token into the upstream URL, the audit line or an error text.
  * The refusal itself names only where the token was found, never the value.
  */
 export function refuseTokenElsewhere(token: string | undefined, query: URLSearchParams, id: string | undefined): void {
-  if (token === undefined || token.length < MIN_TOKEN_LENGTH_SOUGHT) return;
-  if (id?.includes(token)) throw new FacadeError('bad-parameter', 'the record id holds the access token');
+  if (token === undefined) return;
+  if (id !== undefined && holdsToken(id, token)) throw new FacadeError('bad-parameter', 'the record id holds the access token');
   for (const [name, value] of query) {
-    if (name !== 'access_token' && value.includes(token)) throw new FacadeError('bad-parameter', 'a request parameter holds the access token');
+    if (name !== 'access_token' && holdsToken(value, token)) throw new FacadeError('bad-parameter', 'a request parameter holds the access token');
   }
 }

@@ -3,6 +3,7 @@
  * It knows FHIR, not the legacy interface: endpoint-specific logic belongs in the route table.
  */
 import { FacadeError } from '../errors.ts';
+import { urlHoldsToken } from '../token-match.ts';
 import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type FhirResource } from './fhir-json.ts';
 import { networkFailureKind } from './failure-kind.ts';
 import { resolveNextLink } from './next-link.ts';
@@ -50,6 +51,7 @@ export class FhirClient {
   async read(type: string, id: string, token: string | undefined): Promise<FhirResource | undefined> {
     const url = `${this.#base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
     const signal = AbortSignal.timeout(this.#options.timeoutMs);
+    refuseTokenInUrl(url, token, 'request');
     const response = await this.#get(url, token, signal);
     if (response.status === 404 || response.status === 410) return undefined;
     const resource = parseResourceBody(checkStatus(response).body);
@@ -74,6 +76,7 @@ export class FhirClient {
       if (pages >= this.#options.maxPages) {
         throw new FacadeError('upstream-too-many-pages', `more than ${this.#options.maxPages} pages`, { reason: 'too-many-pages' });
       }
+      refuseTokenInUrl(url, token, pages === 0 ? 'request' : 'next-link');
       seenPages.add(url);
       pages += 1;
       const bundle = parseBundleBody(checkStatus(await this.#get(url, token, signal)).body);
@@ -111,6 +114,18 @@ export class FhirClient {
       this.#options.onUpstreamRequest?.((performance.now() - started) / 1000);
     }
   }
+}
+
+/**
+ * The last guard of the promise that a bearer travels only in its header: a URL about to be sent
+ * that holds it, in any encoding, is refused. From the request's own values that is the caller's
+ * 400 (src/pipeline/auth.ts refuses the caller's token earlier; this also covers the service's own
+ * bearer); from a next link, an upstream echoing the token, a 502.
+ */
+function refuseTokenInUrl(url: string, token: string | undefined, source: 'request' | 'next-link'): void {
+  if (token === undefined || !urlHoldsToken(url, token)) return;
+  if (source === 'request') throw new FacadeError('bad-parameter', 'a request value holds the access token');
+  throw new FacadeError('upstream-refused-link', 'a next link holds the access token', { reason: 'refused-link' });
 }
 
 /** Maps an upstream status to the caller's error; the upstream body is never echoed. */
