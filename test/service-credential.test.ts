@@ -123,6 +123,8 @@ describe('an upstream that refuses the service credential', () => {
       upstream.setHandler((_, res) => sendJson(res, status, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'security' }] }));
       // Not the caller's 401/403: the caller's token is good; the service's credential was refused.
       await expectErrorCode(await get(), 502, 'upstream-credential-failed');
+      // The operator's log line says what the upstream answered.
+      expect(service.logLines.some((line) => line.includes('"code":"upstream-credential-failed"') && line.includes(`"cause":"http-${status}"`))).toBe(true);
       expect(grants()).toBe(before + 1);
       const refused = bearers().at(-1);
 

@@ -1,15 +1,17 @@
 /**
  * An upstream failure's log line names its kind — connection refused, reset, DNS, TLS, timeout,
  * HTTP status, not JSON, too large — so an operator can act; never the query, the token or a body.
+ * So does a failure of the authorization side in service mode (token endpoint, introspection, JWKS).
  */
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService } from './support/facade.ts';
 
 const TOKEN = 'LogCheckToken0123456789abcdefXYZ';
-const QUERY = `patient=4711&start_date=2021-02-03&access_token=${TOKEN}`;
+const QUERY = 'patient=4711&start_date=2021-02-03';
 const UPSTREAM_SECRET = 'upstream-body-marker-5d1e';
 
 interface FailureLine {
@@ -19,10 +21,10 @@ interface FailureLine {
 }
 
 /** Makes one request through a service on `upstreamUrl` and returns the status and its error log line. */
-async function failureOf(upstreamUrl: string, env: Record<string, string> = {}): Promise<{ status: number; line: FailureLine; log: string }> {
+async function failureOf(upstreamUrl: string, env: Record<string, string> = {}, token = TOKEN): Promise<{ status: number; line: FailureLine; log: string }> {
   const service = await startTestService({ UPSTREAM_URL: upstreamUrl, CACHE_ENABLED: 'false', UPSTREAM_TIMEOUT_MS: '500', ...env });
   try {
-    const response = await service.get(`/api/DiagnosticReport?${QUERY}`);
+    const response = await service.get(`/api/DiagnosticReport?${QUERY}&access_token=${token}`);
     await response.arrayBuffer();
     const lines = service.logLines.map((text) => JSON.parse(text) as FailureLine);
     const line = lines.find((entry) => entry.message === 'request failed');
@@ -109,4 +111,38 @@ describe('the log line of an upstream failure names its kind', () => {
       expectNothingSecret(log);
     });
   }
+});
+
+describe('the log line of an authorization-side failure (service mode) names its kind', () => {
+  /** Service mode with every authorization URL on `authOrigin`; the caller's token checked as `validation` says. */
+  const serviceMode = (authOrigin: string, validation: 'jwt' | 'introspection') => ({
+    UPSTREAM_AUTH_MODE: 'service',
+    UPSTREAM_TOKEN_URL: `${authOrigin}/token`,
+    UPSTREAM_CLIENT_ID: 'facade',
+    UPSTREAM_CLIENT_SECRET: 'facade-secret',
+    CALLER_TOKEN_VALIDATION: validation,
+    ...(validation === 'jwt'
+      ? { JWKS_URL: `${authOrigin}/jwks`, TOKEN_ISSUER: authOrigin, TOKEN_AUDIENCE: 'https://facade.test/' }
+      : { INTROSPECTION_URL: `${authOrigin}/introspect` }),
+  });
+
+  it('an introspection endpoint that refuses connections', async () => {
+    const { status, line, log } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'introspection'));
+    expect(status).toBe(502);
+    expect(line).toMatchObject({ code: 'auth-server-error', cause: 'connection-refused' });
+    expectNothingSecret(log);
+  });
+
+  it('a JWKS that refuses connections', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const jwt = await new SignJWT({ patient: '4711' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('app').setExpirationTime('5m').sign(privateKey);
+    const { line } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'jwt'), jwt);
+    expect(line).toMatchObject({ code: 'auth-server-error', cause: 'connection-refused' });
+  });
+
+  it('an introspection endpoint answering an HTTP error', async () => {
+    upstream.setHandler((_, res) => sendJson(res, 503, {}));
+    const { line } = await failureOf(`${upstream.origin}/fhir`, serviceMode(upstream.origin, 'introspection'));
+    expect(line).toMatchObject({ code: 'auth-server-error', cause: 'http-503' });
+  });
 });

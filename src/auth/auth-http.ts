@@ -5,6 +5,7 @@
  * carry a client secret elsewhere) and bodies are bounded; no body is ever put into an error.
  */
 import { FacadeError, type ErrorCode } from '../errors.ts';
+import { networkFailureKind } from '../upstream/failure-kind.ts';
 import { readLimited } from '../upstream/transport.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -33,7 +34,7 @@ export async function postForm(
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (error) {
-    throw new FacadeError(failure, 'the authorization server is unreachable', { cause: error });
+    throw new FacadeError(failure, 'the authorization server is unreachable', { cause: error, reason: networkFailureKind(error) });
   }
   const text = await readLimited(response.body, Number(response.headers.get('content-length') ?? 0), MAX_BODY_BYTES).catch(() => '');
   let body: unknown;

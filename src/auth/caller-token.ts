@@ -9,6 +9,7 @@ import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } 
 import { LRUCache } from 'lru-cache';
 import type { Hashing } from '../cache/cache-key.ts';
 import { FacadeError } from '../errors.ts';
+import { networkFailureKind } from '../upstream/failure-kind.ts';
 import { basicAuthorization, postForm } from './auth-http.ts';
 import { ScopeGrants, scopesOf } from './smart-scopes.ts';
 
@@ -87,7 +88,7 @@ export function jwtValidator(options: JwtValidatorOptions): CallerValidator {
       }));
     } catch (error) {
       if (error instanceof joseErrors.JOSEError && TOKEN_FAULTS.has(error.code)) throw new FacadeError('invalid-token', undefined, { cause: error });
-      throw new FacadeError('auth-server-error', 'the signing keys could not be read', { cause: error });
+      throw new FacadeError('auth-server-error', 'the signing keys could not be read', { cause: error, reason: jwksFailureKind(error) });
     }
     return callerFrom(payload, options.patientClaim);
   };
@@ -139,7 +140,7 @@ export function introspectionValidator(options: IntrospectionValidatorOptions): 
     if (cached && now() < cached.until) return cached.caller;
     const form = new URLSearchParams({ token, token_type_hint: 'access_token' });
     const answer = await postForm(options.introspectionUrl, form, headers, options.fetch, 'auth-server-error');
-    if (answer.status !== 200) throw new FacadeError('auth-server-error', `the introspection endpoint answered HTTP ${answer.status}`);
+    if (answer.status !== 200) throw new FacadeError('auth-server-error', `the introspection endpoint answered HTTP ${answer.status}`, { reason: `http-${answer.status}` });
     const claims = answer.body;
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
     // `active` alone decides (RFC 7662 2.2); an `exp` already past is refused too, whatever the server says.
@@ -150,4 +151,11 @@ export function introspectionValidator(options: IntrospectionValidatorOptions): 
     if (options.cacheMs > 0) answers.set(key, { caller, until });
     return caller;
   };
+}
+
+/** Why the JWKS could not be read: a network failure's kind, `timeout`, or `jwks-unusable` (an answer that is no key set). */
+function jwksFailureKind(error: unknown): string {
+  if (error instanceof joseErrors.JWKSTimeout) return 'timeout';
+  const kind = networkFailureKind(error);
+  return kind === 'network' && error instanceof joseErrors.JOSEError ? 'jwks-unusable' : kind;
 }

@@ -114,7 +114,7 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
         // The upstream refusing the service's credential is the service's failure, not the caller's.
         if (error instanceof FacadeError && (error.code === 'unauthorized' || error.code === 'forbidden')) {
           options.credential.forget();
-          throw new FacadeError('upstream-credential-failed', 'the upstream refused the service credential', { cause: error });
+          throw new FacadeError('upstream-credential-failed', 'the upstream refused the service credential', { cause: error, reason: error.reason });
         }
         throw error;
       }
