@@ -74,6 +74,9 @@ type AnySchema = v.GenericSchema & { type: string; wrapped?: AnySchema; item?: A
 function optionalPaths(schema: AnySchema, path = ''): string[] {
   switch (schema.type) {
     case 'optional':
+    case 'exact_optional':
+    case 'undefinedable':
+    case 'nullish':
     case 'nullable':
       return optionalPaths(schema.wrapped!, path);
     case 'array':
@@ -83,7 +86,8 @@ function optionalPaths(schema: AnySchema, path = ''): string[] {
     case 'strict_object':
       return Object.entries(schema.entries!).flatMap(([key, member]) => {
         const memberPath = path === '' ? key : `${path}.${key}`;
-        return [...(member.type === 'optional' ? [memberPath] : []), ...optionalPaths(member, memberPath)];
+        const mayBeLeftOut = ['optional', 'exact_optional', 'undefinedable', 'nullish'].includes(member.type);
+        return [...(mayBeLeftOut ? [memberPath] : []), ...optionalPaths(member, memberPath)];
       });
     default:
       return [];

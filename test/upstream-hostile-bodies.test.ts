@@ -64,6 +64,8 @@ describe('a Bundle that breaks FHIR JSON shape is a 502, never "nothing there"',
       name: `a resourceType ${JSON.stringify(resourceType)}`,
       bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }, { resource: { resourceType, id: 'x' }, search: { mode: 'include' } }] },
     })),
+    { name: 'a history Bundle answering a search', bundle: { resourceType: 'Bundle', type: 'history', entry: [{ resource: report('r1') }] } },
+    { name: 'a Bundle without a type', bundle: { resourceType: 'Bundle', entry: [{ resource: report('r1') }] } },
     { name: 'a record id that is a number', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: { ...report('r1'), id: 1 } }] } },
   ];
   for (const { name, bundle } of broken) {

@@ -28,12 +28,13 @@ export type CallerValidator = (token: string) => Promise<Caller>;
 const PATIENT_CLAIM = /^(?:Patient\/)?([A-Za-z0-9\-.]{1,64})$/;
 
 /**
- * The patient a token's claim names: absent (or null) names none; anything else must be exactly
+ * The patient a token's claim names: absent, null or empty names none; anything else must be exactly
  * one FHIR id, or the token is invalid. A list such as `355,85` would otherwise go upstream as
  * `patient=Patient/355,85`, which a FHIR server reads as "355 or 85".
  */
 function patientFrom(claim: unknown): string | undefined {
-  if (claim === undefined || claim === null) return undefined;
+  // An empty claim is how some authorization servers write "no patient" (practitioner, system tokens).
+  if (claim === undefined || claim === null || claim === '') return undefined;
   const match = typeof claim === 'string' ? PATIENT_CLAIM.exec(claim) : null;
   if (!match) throw new FacadeError('invalid-token', 'the patient claim does not name one patient');
   return match[1];

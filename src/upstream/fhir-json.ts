@@ -42,6 +42,8 @@ export function parseResourceBody(body: string): FhirResource {
 export function parseBundleBody(body: string): ParsedBundle {
   const bundle = parseResourceBody(body);
   if (bundle.resourceType !== 'Bundle') throw badBody('the body is not a Bundle');
+  // A history or collection Bundle answering a search would show old versions or strays as matches.
+  if (bundle.type !== 'searchset') throw badBody('the search answer is not a searchset Bundle');
   return { entries: arrayMember(bundle, 'entry').map(bundleEntry), next: nextLink(arrayMember(bundle, 'link')) };
 }
 
