@@ -99,6 +99,9 @@ function expectSchemaKeyOrder(value: unknown, schema: AnySchema, path = '$'): vo
   if (value === null || value === undefined) return;
   switch (schema.type) {
     case 'optional':
+    case 'exact_optional':
+    case 'undefinedable':
+    case 'nullish':
     case 'nullable':
       return expectSchemaKeyOrder(value, schema.wrapped!, path);
     case 'array':
