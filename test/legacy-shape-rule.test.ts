@@ -68,17 +68,16 @@ const SPEC_ORDER: Readonly<Record<string, readonly string[]>> = {
   Practitioner: ['resourceType', 'id', 'meta', 'identifier', 'name', 'telecom', 'address'],
 };
 
+/** valibot wrappers that let a member be left out, and all wrappers of one inner schema. */
+const LEFT_OUT_WRAPPERS = ['optional', 'exact_optional', 'undefinedable', 'nullish'];
+const WRAPPERS = [...LEFT_OUT_WRAPPERS, 'nullable'];
+
 type AnySchema = v.GenericSchema & { type: string; wrapped?: AnySchema; item?: AnySchema; options?: AnySchema[]; entries?: Record<string, AnySchema> };
 
 /** Paths of the members a strict schema marks optional (as-written FHIR values, loose objects, are not the legacy shape's). */
 function optionalPaths(schema: AnySchema, path = ''): string[] {
+  if (WRAPPERS.includes(schema.type)) return optionalPaths(schema.wrapped!, path);
   switch (schema.type) {
-    case 'optional':
-    case 'exact_optional':
-    case 'undefinedable':
-    case 'nullish':
-    case 'nullable':
-      return optionalPaths(schema.wrapped!, path);
     case 'array':
       return optionalPaths(schema.item!, `${path}[]`);
     case 'union':
@@ -86,8 +85,7 @@ function optionalPaths(schema: AnySchema, path = ''): string[] {
     case 'strict_object':
       return Object.entries(schema.entries!).flatMap(([key, member]) => {
         const memberPath = path === '' ? key : `${path}.${key}`;
-        const mayBeLeftOut = ['optional', 'exact_optional', 'undefinedable', 'nullish'].includes(member.type);
-        return [...(mayBeLeftOut ? [memberPath] : []), ...optionalPaths(member, memberPath)];
+        return [...(LEFT_OUT_WRAPPERS.includes(member.type) ? [memberPath] : []), ...optionalPaths(member, memberPath)];
       });
     default:
       return [];
@@ -97,13 +95,8 @@ function optionalPaths(schema: AnySchema, path = ''): string[] {
 /** Checks that every strict object in `value` writes its keys in its schema's order. */
 function expectSchemaKeyOrder(value: unknown, schema: AnySchema, path = '$'): void {
   if (value === null || value === undefined) return;
+  if (WRAPPERS.includes(schema.type)) return expectSchemaKeyOrder(value, schema.wrapped!, path);
   switch (schema.type) {
-    case 'optional':
-    case 'exact_optional':
-    case 'undefinedable':
-    case 'nullish':
-    case 'nullable':
-      return expectSchemaKeyOrder(value, schema.wrapped!, path);
     case 'array':
       (value as unknown[]).forEach((item, index) => expectSchemaKeyOrder(item, schema.item!, `${path}[${index}]`));
       return;
