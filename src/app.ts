@@ -18,6 +18,7 @@ import { ROUTES } from './routes.ts';
 import { servedPaths } from './served-paths.ts';
 import { openApiDocument } from './openapi.ts';
 import type { FhirClient } from './upstream/fhir-client.ts';
+import { UpstreamKnowledge } from './pipeline/plans/upstream-knowledge.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -60,7 +61,13 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const newBundleId = options.newBundleId ?? (() => crypto.randomUUID());
   const access = options.access ?? passthroughAccess;
   const auditSink = options.audit ?? silentAuditSink;
-  const deps: PipelineDeps = { client: options.client, newBundleId, upstream: access.upstream };
+  const deps: PipelineDeps = {
+    client: options.client,
+    knowledge: new UpstreamKnowledge(options.client),
+    newBundleId,
+    upstream: access.upstream,
+    onFallback: (kind, value) => metrics.upstreamFallbacks.inc({ kind, value }),
+  };
   const metrics = options.metrics ?? new Metrics();
   const { cache } = options;
   const hashing = options.hashing ?? webHashing();

@@ -42,6 +42,8 @@ export class Metrics {
   readonly cacheEvents = new Counter();
   readonly upstreamSeconds = new Histogram(UPSTREAM_SECONDS_BUCKETS);
   readonly upstreamPages = new Histogram(PAGES_BUCKETS);
+  /** Includes the upstream did not carry out, fetched by other searches (src/pipeline/plans/). */
+  readonly upstreamFallbacks = new Counter();
 
   /** The Prometheus text exposition; `gauges` are read at scrape time (cache size). */
   render(gauges: Record<string, { help: string; value: number }> = {}): string {
@@ -50,6 +52,7 @@ export class Metrics {
     counter(lines, 'facade_cache_events_total', 'Response cache hits, misses, stale answers and evictions.', this.cacheEvents);
     histogram(lines, 'facade_upstream_request_duration_seconds', 'Duration of each upstream FHIR request.', this.upstreamSeconds);
     histogram(lines, 'facade_upstream_pages', 'Upstream pages read per legacy request that reached the upstream.', this.upstreamPages);
+    counter(lines, 'facade_upstream_fallbacks_total', 'Includes and revincludes the upstream did not carry out, fetched by other searches.', this.upstreamFallbacks);
     for (const [name, gauge] of Object.entries(gauges)) {
       lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.value}`);
     }

@@ -19,6 +19,8 @@ const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', co
 const BAD_CLAIMS = ['355,85', 'Patient/355,85', '355 85', '../85', 'Patient/', 'Practitioner/85', `${'a'.repeat(65)}`];
 const GOOD_CLAIMS = ['7', 'Patient/7'];
 
+/** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
+const PATIENT = { resourceType: 'Patient', id: '7' };
 const appOf = (claim: string, index: number): PatientApp => ({ clientId: `app-claim-${index}`, secret: `secret-claim-${index}-0123456789`, patient: claim, scope: 'patient/*.read' });
 const apps = [...BAD_CLAIMS, ...GOOD_CLAIMS].map(appOf);
 const appFor = (claim: string) => apps.find((app) => app.patient === claim)!;
@@ -29,7 +31,7 @@ const facades: Record<'jwt' | 'introspection', TestService> = {} as never;
 
 beforeAll(async () => {
   as = await startAuthorizationServer(apps);
-  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
+  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
   for (const validation of ['jwt', 'introspection'] as const) {
     facades[validation] = await startTestService({ ...serviceModeEnv(as, `${upstream.origin}/fhir`, validation), CACHE_ENABLED: 'false' });
   }

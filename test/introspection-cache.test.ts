@@ -13,12 +13,14 @@ const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', co
 /** Short, so the test can wait past it; long enough for two back-to-back requests on a busy machine. */
 const WINDOW_MS = 2000;
 
+/** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
+const PATIENT = { resourceType: 'Patient', id: '7' };
 let as: AuthorizationServer;
 let upstream: CannedUpstream;
 
 beforeAll(async () => {
   as = await startAuthorizationServer([appA]);
-  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
+  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
 });
 afterAll(async () => {
   await upstream?.close();

@@ -17,13 +17,15 @@ const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', co
 /** jose's default: an unknown kid refetches the JWKS only when the last fetch is older than this. */
 const JWKS_COOLDOWN_MS = 30_000;
 
+/** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
+const PATIENT = { resourceType: 'Patient', id: '7' };
 let as: AuthorizationServer;
 let upstream: CannedUpstream;
 let service: TestService;
 
 beforeAll(async () => {
   as = await startAuthorizationServer([appA]);
-  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
+  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
   service = await startTestService({ ...serviceModeEnv(as, `${upstream.origin}/fhir`, 'jwt'), CACHE_ENABLED: 'false' });
 });
 afterEach(() => {

@@ -13,7 +13,9 @@ const appA: PatientApp = { clientId: 'app-a', secret: 'secret-a-0123456789', pat
 const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '72166-2' }] }, subject: { reference: 'Patient/7' } };
 /** Short enough to see a refresh in a test, long enough that two back-to-back requests share a token. */
 const UPSTREAM_TOKEN_TTL_S = 5;
-const answerObservation = () => upstream.setHandler((_, res) => sendJson(res, 200, page([OBSERVATION])));
+/** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
+const PATIENT = { resourceType: 'Patient', id: '7' };
+const answerObservation = () => upstream.setHandler((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
 
 let as: AuthorizationServer;
 let upstream: CannedUpstream;

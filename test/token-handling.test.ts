@@ -15,12 +15,14 @@ const OBSERVATION = {
   subject: { reference: 'Patient/7' },
 };
 
+/** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
+const PATIENT = { resourceType: 'Patient', id: '7' };
 let upstream: CannedUpstream;
 let service: TestService;
 
 // The cache is off: these tests send the same request to a changing upstream on purpose.
 beforeAll(async () => {
-  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION])));
+  upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
   service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_ENABLED: 'false' });
 });
 afterAll(async () => {
@@ -51,7 +53,7 @@ describe('a token sent as access_token', () => {
     expect(failed.status).toBe(502);
     expect(await failed.text()).not.toContain('secret-token-value');
     expect(service.logLines.join('\n')).not.toContain('secret-token-value');
-    upstream.setHandler((_, res) => sendJson(res, 200, page([OBSERVATION])));
+    upstream.setHandler((_, res) => sendJson(res, 200, page([OBSERVATION, PATIENT])));
   });
 });
 

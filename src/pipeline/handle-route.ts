@@ -8,11 +8,13 @@ import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
-import type { FhirClient, FhirResource, SearchResult } from '../upstream/fhir-client.ts';
+import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
 import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from './access-control.ts';
 import { enforceAuthPolicy, refuseTokenElsewhere } from './auth.ts';
 import { legacyBundle, type MappedEntry } from './envelope.ts';
-import { upstreamSearchParams } from './upstream-query.ts';
+import { fetchRead, fetchSearch, type PlanDeps } from './plans/route-plan.ts';
+import type { FallbackKind } from './plans/search-plan.ts';
+import type { UpstreamKnowledge } from './plans/upstream-knowledge.ts';
 
 /** A legacy request reduced to what the pipeline reads. */
 export interface LegacyRequest {
@@ -25,10 +27,14 @@ export interface LegacyRequest {
 
 export interface PipelineDeps {
   client: FhirClient;
+  /** What the service knows of its upstream (capabilities), for the plans. */
+  knowledge: UpstreamKnowledge;
   /** Id of each response Bundle ("generated per response", spec 2.1). */
   newBundleId: () => string;
   /** Makes each upstream call with the bearer of the access mode (passthrough: the caller's token). */
   upstream?: UpstreamCaller;
+  /** Told each fallback a plan uses (for /metrics). */
+  onFallback?: (kind: FallbackKind, value: string) => void;
 }
 
 /** What the pipeline answers, and how many upstream pages it took (for the request log). */
@@ -77,7 +83,7 @@ export async function runRequest(prepared: PreparedRequest, deps: PipelineDeps):
 
 async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const { params } = request;
-  const result = await searchUpstream(route, params, request, deps);
+  const result = await fetchSearch(route, params, request.token, planDeps(deps));
   const { matches, included } = request.access.visible(route, {
     matches: filterByPeriod(result.matches, route.upstream.datePeriod, params),
     included: result.included,
@@ -95,21 +101,8 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
   return { payload, upstreamPages: result.pages, resourceIds: idsOf([...matches, ...included]) };
 }
 
-function upstreamOf(deps: PipelineDeps): UpstreamCaller {
-  return deps.upstream ?? passthroughAccess.upstream;
-}
-
-/** The upstream search of a route; through its patient scope when it has one and a patient is asked for. */
-async function searchUpstream(route: SearchRoute, params: LegacyParams, request: PreparedRequest, deps: PipelineDeps): Promise<SearchResult> {
-  const { resourceType, patientScope } = route.upstream;
-  const upstream = upstreamOf(deps);
-  if (patientScope === undefined || params.patient === undefined) {
-    return upstream(request.token, (bearer) => deps.client.search(resourceType, upstreamSearchParams(route, params), bearer));
-  }
-  const scopeQuery: [string, string][] = [['patient', `Patient/${params.patient}`], ['_include', patientScope.include]];
-  const scoped = await upstream(request.token, (bearer) => deps.client.search(patientScope.resourceType, scopeQuery, bearer));
-  const matches = scoped.included.filter((resource) => resource.resourceType === resourceType);
-  return { matches, included: [], pages: scoped.pages };
+function planDeps(deps: PipelineDeps): PlanDeps {
+  return { client: deps.client, knowledge: deps.knowledge, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback };
 }
 
 /** `start_date` / `end_date` against a Period element: kept when the period overlaps the range. */
@@ -143,20 +136,10 @@ function dateBound(value: unknown, which: 'first' | 'last'): string | undefined 
 async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
   const { params } = request;
   const id = request.id ?? '';
-  const { resourceType, include, revinclude } = route.upstream;
-  let resource: FhirResource | undefined;
-  let includedResources: FhirResource[] = [];
-  let upstreamPages = 1;
-  if (include?.length || revinclude?.length) {
-    // A read that needs referenced records is a search by _id, so they come in the same round trip.
-    const query = upstreamSearchParams(route, {});
-    const result = await upstreamOf(deps)(request.token, (bearer) => deps.client.search(resourceType, [['_id', id], ...query], bearer));
-    resource = result.matches.find((match) => match.id === id);
-    includedResources = result.included;
-    upstreamPages = result.pages;
-  } else {
-    resource = await upstreamOf(deps)(request.token, (bearer) => deps.client.read(resourceType, id, bearer));
-  }
+  const fetched = await fetchRead(route, id, request.token, planDeps(deps));
+  let resource = fetched.record;
+  let includedResources = fetched.included;
+  const upstreamPages = fetched.pages;
   // A record the caller may not see is answered as one that does not exist: nothing is revealed.
   const visible = request.access.visible(route, { matches: resource ? [resource] : [], included: includedResources });
   resource = visible.matches[0];

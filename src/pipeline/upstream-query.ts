@@ -6,7 +6,7 @@ import type { LegacyParams } from '../params.ts';
 import type { Route } from '../route-types.ts';
 import type { SearchParams } from '../upstream/fhir-client.ts';
 
-/** The FHIR search parameters of a search route (or of a by-id read that needs includes). */
+/** The FHIR search parameters of a search route, includes apart (src/pipeline/plans/ adds those it sends). */
 export function upstreamSearchParams(route: Route, params: LegacyParams): SearchParams {
   const { upstream } = route;
   const query: [string, string][] = [...(upstream.fixed ?? []).map(([name, value]): [string, string] => [name, value])];
@@ -19,8 +19,5 @@ export function upstreamSearchParams(route: Route, params: LegacyParams): Search
   if (params.code !== undefined) query.push(['code', params.code]);
   if (params.category !== undefined) query.push(['category', params.category]);
   if (params.status !== undefined) query.push(['status', params.status]);
-  for (const include of upstream.include ?? []) query.push(['_include', include]);
-  for (const revinclude of upstream.revinclude ?? []) query.push(['_revinclude', revinclude]);
-  if (params._revinclude !== undefined) query.push(['_revinclude', params._revinclude]);
   return query;
 }

@@ -47,10 +47,31 @@ export class FhirClient {
     this.#base = options.baseUrl.replace(/\/+$/, '');
   }
 
+  /**
+   * The deadline of one legacy request's upstream work, every call and page included: the plans
+   * pass it to each call they make, so fallbacks cannot stretch a request past UPSTREAM_TIMEOUT_MS.
+   */
+  deadline(): AbortSignal {
+    return AbortSignal.timeout(this.#options.timeoutMs);
+  }
+
+  /**
+   * The server's CapabilityStatement (`[base]/metadata`), asked without a token (it describes the
+   * server, not a patient); `undefined` when the server has none or will not show it.
+   */
+  async capabilityStatement(signal = this.deadline()): Promise<unknown> {
+    try {
+      const response = await this.#get(`${this.#base}/metadata`, undefined, signal);
+      return response.status === 200 ? parseResourceBody(response.body) : undefined;
+    } catch (error) {
+      if (error instanceof FacadeError) return undefined; // declares nothing: includes are then observed
+      throw error;
+    }
+  }
+
   /** Reads `<type>/<id>`; `undefined` when the server has no such record (404 or 410). */
-  async read(type: string, id: string, token: string | undefined): Promise<FhirResource | undefined> {
+  async read(type: string, id: string, token: string | undefined, signal = this.deadline()): Promise<FhirResource | undefined> {
     const url = `${this.#base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
-    const signal = AbortSignal.timeout(this.#options.timeoutMs);
     refuseTokenInUrl(url, token, 'request');
     const response = await this.#get(url, token, signal);
     if (response.status === 404 || response.status === 410) return undefined;
@@ -62,8 +83,7 @@ export class FhirClient {
   }
 
   /** Runs a search and follows `next` links until the result set is exhausted. */
-  async search(type: string, params: SearchParams, token: string | undefined): Promise<SearchResult> {
-    const signal = AbortSignal.timeout(this.#options.timeoutMs);
+  async search(type: string, params: SearchParams, token: string | undefined, signal = this.deadline()): Promise<SearchResult> {
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     query.append('_count', String(this.#options.pageSize));
     let url: string | undefined = new URL(`${this.#base}/${encodeURIComponent(type)}?${query}`).href;

@@ -16,16 +16,31 @@ export type CannedHandler = (request: ReceivedRequest, response: ServerResponse)
 export interface CannedUpstream {
   /** Origin, e.g. http://127.0.0.1:40123 */
   origin: string;
+  /** Every request but those for `/metadata` (the CapabilityStatement, answered apart). */
   received: ReceivedRequest[];
+  /** Requests for `[base]/metadata`, answered with METADATA (a statement that declares nothing) unless `answersMetadata` is false. */
+  metadataRequests: ReceivedRequest[];
   setHandler(handler: CannedHandler): void;
   close(): Promise<void>;
 }
 
-export async function startCannedUpstream(handler: CannedHandler = (_, res) => sendJson(res, 404, {})): Promise<CannedUpstream> {
+/** A CapabilityStatement that declares no include lists: the service then observes what the server does. */
+export const METADATA = { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server' }] };
+
+export async function startCannedUpstream(
+  handler: CannedHandler = (_, res) => sendJson(res, 404, {}),
+  options: { answersMetadata?: boolean } = {},
+): Promise<CannedUpstream> {
   let current = handler;
   const received: ReceivedRequest[] = [];
+  const metadataRequests: ReceivedRequest[] = [];
   const server = createServer((req, res) => {
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+    if ((options.answersMetadata ?? true) && new URL(request.url, 'http://canned').pathname.endsWith('/metadata')) {
+      metadataRequests.push(request);
+      sendJson(res, 200, METADATA);
+      return;
+    }
     received.push(request);
     Promise.resolve(current(request, res)).catch(() => res.destroy());
   });
@@ -34,6 +49,7 @@ export async function startCannedUpstream(handler: CannedHandler = (_, res) => s
   return {
     origin: `http://127.0.0.1:${port}`,
     received,
+    metadataRequests,
     setHandler(next) {
       current = next;
     },

@@ -1,0 +1,61 @@
+/**
+ * How each legacy operation is fetched from this upstream: its search (through a patient scope
+ * when the type has no patient parameter), or its by-id read (a search by `_id` when the record
+ * needs included ones), with includes carried out natively or by fallback (search-plan.ts).
+ */
+import type { LegacyParams } from '../../params.ts';
+import type { ReadRoute, SearchRoute } from '../../route-types.ts';
+import type { FhirClient, FhirResource, SearchResult } from '../../upstream/fhir-client.ts';
+import type { UpstreamCaller } from '../access-control.ts';
+import { upstreamSearchParams } from '../upstream-query.ts';
+import { searchWithIncludes, type FallbackKind, type PlanContext } from './search-plan.ts';
+import type { UpstreamKnowledge } from './upstream-knowledge.ts';
+
+/** What a plan needs of the request: the caller's token, and how the mode calls upstream. */
+export interface PlanDeps {
+  client: FhirClient;
+  knowledge: UpstreamKnowledge;
+  upstream: UpstreamCaller;
+  onFallback?: (kind: FallbackKind, value: string) => void;
+}
+
+/** One legacy request's plan context: one deadline for all its upstream calls. */
+function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
+  const signal = deps.client.deadline();
+  return {
+    capabilities: () => deps.knowledge.current(),
+    search: (type, params) => deps.upstream(token, (bearer) => deps.client.search(type, params, bearer, signal)),
+    onFallback: deps.onFallback,
+  };
+}
+
+/** The records of a search route: the matches and what the mappers read beside them. */
+export async function fetchSearch(route: SearchRoute, params: LegacyParams, token: string | undefined, deps: PlanDeps): Promise<SearchResult> {
+  const { resourceType, patientScope, include = [], revinclude = [] } = route.upstream;
+  const context = contextFor(token, deps);
+  if (patientScope === undefined || params.patient === undefined) {
+    const revincludes = params._revinclude === undefined ? revinclude : [...revinclude, params._revinclude];
+    return searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params), includes: include, revincludes }, context);
+  }
+  // A type with no patient parameter (Practitioner): the patient's records of the scope type, and what they include.
+  const scoped = await searchWithIncludes(
+    { resourceType: patientScope.resourceType, params: [['patient', `Patient/${params.patient}`]], includes: [patientScope.include], revincludes: [] },
+    context,
+  );
+  return { matches: scoped.included.filter((resource) => resource.resourceType === resourceType), included: [], pages: scoped.pages };
+}
+
+/** The record of a by-id read and the records it includes; `undefined` when there is none. */
+export async function fetchRead(route: ReadRoute, id: string, token: string | undefined, deps: PlanDeps): Promise<{ record: FhirResource | undefined; included: FhirResource[]; pages: number }> {
+  const { resourceType, include = [], revinclude = [] } = route.upstream;
+  if (include.length === 0 && revinclude.length === 0) {
+    const record = await deps.upstream(token, (bearer) => deps.client.read(resourceType, id, bearer));
+    return { record, included: [], pages: 1 };
+  }
+  // A read that needs referenced records is a search by _id, so they come in the same round trip.
+  const result = await searchWithIncludes(
+    { resourceType, params: [['_id', id], ...upstreamSearchParams(route, {})], includes: include, revincludes: revinclude },
+    contextFor(token, deps),
+  );
+  return { record: result.matches.find((match) => match.id === id), included: result.included, pages: result.pages };
+}

@@ -1,0 +1,77 @@
+/**
+ * What the upstream FHIR server can do for a search, as far as the service knows: what its
+ * CapabilityStatement declares (`searchInclude`, `searchRevInclude` per resource type), and what was
+ * observed since (an include the server was asked for and did not carry out). Generic FHIR: no
+ * legacy operation is named here; src/pipeline/plans/ decides what to do with it.
+ */
+import { isObject } from './fhir-json.ts';
+
+/** `yes`: declared or seen to work; `no`: declared absent or seen to fail; `unknown`: neither. */
+export type Support = 'yes' | 'no' | 'unknown';
+
+/** The `_include` / `_revinclude` values each resource type declares; absent lists are "not stated". */
+interface DeclaredSearch {
+  includes: ReadonlySet<string> | undefined;
+  revincludes: ReadonlySet<string> | undefined;
+}
+
+export class UpstreamCapabilities {
+  #declared: ReadonlyMap<string, DeclaredSearch>;
+  /** Observations by `include|Type|value` / `revinclude|Type|value`; they outlive a new statement. */
+  readonly #observed = new Map<string, boolean>();
+
+  constructor(declared: ReadonlyMap<string, DeclaredSearch> = new Map()) {
+    this.#declared = declared;
+  }
+
+  /** Takes what a (newer) CapabilityStatement declares; what was observed stays. */
+  declare(statement: unknown): void {
+    this.#declared = declaredSearches(statement);
+  }
+
+  /** Whether a search of `type` carries out `_include=value`. */
+  include(type: string, value: string): Support {
+    return this.#support('include', type, value, this.#declared.get(type)?.includes);
+  }
+
+  /** Whether a search of `type` carries out `_revinclude=value`. */
+  revinclude(type: string, value: string): Support {
+    return this.#support('revinclude', type, value, this.#declared.get(type)?.revincludes);
+  }
+
+  /** Records what a search showed: the server did (or did not) carry out this include. */
+  observe(kind: 'include' | 'revinclude', type: string, value: string, works: boolean): void {
+    this.#observed.set(`${kind}|${type}|${value}`, works);
+  }
+
+  #support(kind: 'include' | 'revinclude', type: string, value: string, declared: ReadonlySet<string> | undefined): Support {
+    const observed = this.#observed.get(`${kind}|${type}|${value}`);
+    if (observed !== undefined) return observed ? 'yes' : 'no';
+    if (declared === undefined) return 'unknown';
+    return declared.has(value) || declared.has('*') ? 'yes' : 'no';
+  }
+}
+
+/**
+ * Reads a CapabilityStatement's server `rest` entry. Anything that is not one (an error body, a
+ * server without `/metadata`) declares nothing: every include is then `unknown` and is observed.
+ */
+export function capabilitiesFrom(statement: unknown): UpstreamCapabilities {
+  return new UpstreamCapabilities(declaredSearches(statement));
+}
+
+function declaredSearches(statement: unknown): Map<string, DeclaredSearch> {
+  const declared = new Map<string, DeclaredSearch>();
+  if (!isObject(statement) || statement.resourceType !== 'CapabilityStatement' || !Array.isArray(statement.rest)) return declared;
+  const server = statement.rest.find((rest) => isObject(rest) && rest.mode === 'server');
+  const resources = isObject(server) && Array.isArray(server.resource) ? server.resource : [];
+  for (const resource of resources) {
+    if (!isObject(resource) || typeof resource.type !== 'string') continue;
+    declared.set(resource.type, { includes: stringSet(resource.searchInclude), revincludes: stringSet(resource.searchRevInclude) });
+  }
+  return declared;
+}
+
+function stringSet(value: unknown): ReadonlySet<string> | undefined {
+  return Array.isArray(value) ? new Set(value.filter((item): item is string => typeof item === 'string')) : undefined;
+}
