@@ -1,0 +1,129 @@
+/**
+ * Upstreams that do not carry out `_include` / `_revinclude` (Oracle Health allows only
+ * `Provenance:target`; a lenient server ignores what it does not know; a strict one answers 400):
+ * the legacy answers stay byte-identical to those over a server that does, and the upstream round
+ * trips stay bounded by types and pages, never by records (docs/decisions.md).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDS_PER_SEARCH } from '../src/pipeline/plans/include-fallbacks.ts';
+import { startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
+import { startTestService, type TestService } from './support/facade.ts';
+
+/** What the server behind the proxy does with an include it is asked for. */
+type IncludeHandling = 'ignore' | 'refuse';
+
+interface IncludeLimitingProxy {
+  origin: string;
+  /** Request URLs received (the CapabilityStatement's apart). */
+  received: string[];
+  close(): Promise<void>;
+}
+
+/** Only `_revinclude=Provenance:target` survives; any other include is dropped or refused with 400. */
+async function startIncludeLimitingProxy(target: string, handling: IncludeHandling, declares: boolean): Promise<IncludeLimitingProxy> {
+  const received: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', target);
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/fhir+json' });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname.endsWith('/metadata')) {
+      // Declared as Oracle Health documents it: no _include anywhere, _revinclude Provenance:target only.
+      const resource = ['Encounter', 'CareTeam', 'Observation', 'ServiceRequest', 'CarePlan', 'Condition'].map((type) => ({
+        type, searchInclude: [], searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
+      }));
+      return send(200, { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server', ...(declares ? { resource } : {}) }] });
+    }
+    received.push(url.pathname + url.search);
+    const unsupported = [...url.searchParams].filter(([name, value]) => (name === '_include' || name === '_revinclude') && value !== 'Provenance:target');
+    if (unsupported.length > 0 && handling === 'refuse') {
+      return send(400, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] });
+    }
+    for (const [name, value] of unsupported) url.searchParams.delete(name, value);
+    fetch(`${target}${url.pathname}${url.search}`, { headers: { accept: 'application/fhir+json' } })
+      .then(async (answer) => send(answer.status, await answer.json()))
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+let plain: EmbeddedTestService;
+let patients: string[];
+
+beforeAll(async () => {
+  plain = await startEmbeddedTestService();
+  patients = (await plain.fhirSearch('Patient')).slice(0, 3).map((patient) => patient.id!);
+});
+afterAll(async () => plain?.close());
+
+/** Requests whose answers depend on includes: the Encounter record, names, care teams, practitioners, provenance, orders. */
+const paths = (patient: string) => [
+  `/Encounter?patient=${patient}`,
+  `/api/CareTeam?patient=${patient}`,
+  `/api/CarePlan?patient=${patient}`,
+  `/Practitioner?patient=${patient}`,
+  `/Observation?patient=${patient}&_revinclude=Provenance:target&access_token=fallback-token`,
+  `/Orders?patient=${patient}&access_token=fallback-token`,
+  `/Condition?patient=${patient}`,
+];
+
+/** The records of a legacy answer: Bundle entries, or array items. */
+function recordsIn(answer: string): number {
+  const body = JSON.parse(answer) as { entry?: unknown[] } | unknown[];
+  return Array.isArray(body) ? body.length : (body.entry?.length ?? 0);
+}
+
+/** The answer with its generated Bundle id blanked: the one part allowed to differ. */
+async function answerOf(service: TestService, path: string): Promise<string> {
+  const response = await service.get(path);
+  const text = await response.text();
+  expect(response.status, `${path}: ${text.slice(0, 200)}`).toBe(200);
+  return text.replace(/^\{"resourceType":"Bundle","id":"[^"]+"/, '{"resourceType":"Bundle","id":""');
+}
+
+describe.each([
+  ['ignores unsupported includes and declares nothing', 'ignore', false],
+  ['ignores them and declares what it supports', 'ignore', true],
+  ['answers 400 to them and declares nothing', 'refuse', false],
+] as const)('an upstream that %s', (_, handling, declares) => {
+  let proxy: IncludeLimitingProxy;
+  let service: TestService;
+
+  beforeAll(async () => {
+    proxy = await startIncludeLimitingProxy(new URL(plain.upstreamUrl).origin, handling, declares);
+    service = await startTestService({ UPSTREAM_URL: `${proxy.origin}/fhir`, CACHE_ENABLED: 'false' });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await proxy?.close();
+  });
+
+  it('gives byte-identical legacy answers, in round trips bounded by types and pages', async () => {
+    for (const patient of patients) {
+      for (const path of paths(patient)) {
+        const before = proxy.received.length;
+        const expected = await answerOf(plain, path);
+        expect(await answerOf(service, path), path).toBe(expected);
+        // One search (and its retry without includes), then per included type and per revinclude one
+        // search for each batch of IDS_PER_SEARCH records: a count of batches, never of records.
+        const batches = Math.max(1, Math.ceil(recordsIn(expected) / IDS_PER_SEARCH));
+        expect(proxy.received.length - before, path).toBeLessThanOrEqual(2 + (4 + 3) * batches);
+      }
+    }
+  });
+
+  it('stops sending what the server does not carry out', async () => {
+    proxy.received.length = 0;
+    await answerOf(service, `/Encounter?patient=${patients[0]}`);
+    expect(proxy.received.filter((url) => /_include=|_revinclude=(?!Provenance)/.test(decodeURIComponent(url)))).toEqual([]);
+  });
+});
