@@ -6,7 +6,7 @@ import { FacadeError } from '../errors.ts';
 import { urlHoldsToken } from '../token-match.ts';
 import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type FhirResource } from './fhir-json.ts';
 import { networkFailureKind } from './failure-kind.ts';
-import { resolveNextLink } from './next-link.ts';
+import { resolveNextLink, serverBaseOf } from './next-link.ts';
 import type { Transport, TransportResponse } from './transport.ts';
 
 export type { FhirResource } from './fhir-json.ts';
@@ -82,24 +82,47 @@ export class FhirClient {
     return resource;
   }
 
-  /** Runs a search and follows `next` links until the result set is exhausted. */
+  /**
+   * Runs a search and follows `next` links until the result set is exhausted. A paging session
+   * that expires under it (410 on a later page: HAPI's cached searches, Firely's anonymized links)
+   * restarts the search once from its first page, within the same deadline; a second expiry is a
+   * 502, never a shortened answer.
+   */
   async search(type: string, params: SearchParams, token: string | undefined, signal = this.deadline()): Promise<SearchResult> {
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     query.append('_count', String(this.#options.pageSize));
-    let url: string | undefined = new URL(`${this.#base}/${encodeURIComponent(type)}?${query}`).href;
+    const first = new URL(`${this.#base}/${encodeURIComponent(type)}?${query}`).href;
+    try {
+      return await this.#searchFrom(first, type, token, signal, 0);
+    } catch (error) {
+      if (!(error instanceof PageExpired)) throw error;
+      try {
+        return await this.#searchFrom(first, type, token, signal, error.pages);
+      } catch (again) {
+        if (again instanceof PageExpired) throw new FacadeError('upstream-error', 'the upstream paging session expired twice', { reason: 'page-expired' });
+        throw again;
+      }
+    }
+  }
+
+  async #searchFrom(first: string, type: string, token: string | undefined, signal: AbortSignal, pagesBefore: number): Promise<SearchResult> {
+    let url: string | undefined = first;
     const seenPages = new Set<string>();
     const matches = new Map<string | symbol, FhirResource>();
     const included = new Map<string | symbol, FhirResource>();
-    let pages = 0;
+    let pages = pagesBefore;
+    let serverBase: string | undefined;
     while (url) {
       if (seenPages.has(url)) throw new FacadeError('upstream-bad-body', 'paging links form a cycle', { reason: 'link-cycle' });
       if (pages >= this.#options.maxPages) {
         throw new FacadeError('upstream-too-many-pages', `more than ${this.#options.maxPages} pages`, { reason: 'too-many-pages' });
       }
-      refuseTokenInUrl(url, token, pages === 0 ? 'request' : 'next-link');
+      refuseTokenInUrl(url, token, url === first ? 'request' : 'next-link');
       seenPages.add(url);
       pages += 1;
-      const bundle = parseBundleBody(checkStatus(await this.#get(url, token, signal)).body);
+      const response = await this.#get(url, token, signal);
+      if (response.status === 410 && url !== first) throw new PageExpired(pages);
+      const bundle = parseBundleBody(checkStatus(response).body);
       for (const entry of bundle.entries) {
         const { resource } = entry;
         if (isOutcome(entry)) {
@@ -112,7 +135,8 @@ export class FhirClient {
         const into = isMatch(entry, type) ? matches : included;
         if (!into.has(key)) into.set(key, resource);
       }
-      url = bundle.next === undefined ? undefined : resolveNextLink(bundle.next, url, this.#base);
+      serverBase ??= serverBaseOf(bundle.self, type);
+      url = bundle.next === undefined ? undefined : resolveNextLink(bundle.next, url, this.#base, serverBase);
     }
     for (const key of matches.keys()) included.delete(key);
     return { matches: [...matches.values()], included: [...included.values()], pages };
@@ -163,8 +187,28 @@ function checkStatus(response: TransportResponse): TransportResponse {
  */
 function rejectProblemOutcome(outcome: FhirResource): void {
   if (!Array.isArray(outcome.issue)) throw new FacadeError('upstream-bad-body', 'an OperationOutcome has no issue list', { reason: 'not-fhir' });
-  const problem = outcome.issue.some((issue) => isObject(issue) && ['fatal', 'error', 'warning'].includes(String(issue.severity)));
+  const problem = outcome.issue.some((issue) => isObject(issue) && isSearchProblem(issue.severity, issue.code));
   if (problem) throw new FacadeError('upstream-search-problem', 'the upstream reported a problem with the search', { reason: 'search-problem' });
+}
+
+/** Issue codes of a warning that says part of the search was not applied (a parameter dropped, a value not understood). */
+const NOT_APPLIED = new Set(['not-supported', 'invalid', 'structure', 'required', 'value', 'invariant']);
+
+/**
+ * An error, or a warning that the search was not run as asked (Azure's lenient "parameter not
+ * supported"). Other warnings and information — Epic's "no results", Azure's "_count lowered", a
+ * total that is an estimate — say nothing against the records and are passed over.
+ */
+function isSearchProblem(severity: unknown, code: unknown): boolean {
+  if (severity === 'fatal' || severity === 'error') return true;
+  return severity === 'warning' && (typeof code !== 'string' || NOT_APPLIED.has(code));
+}
+
+/** A later page answered 410 Gone: the server's paging session expired (after `pages` round trips). */
+class PageExpired extends Error {
+  constructor(readonly pages: number) {
+    super('paging session expired');
+  }
 }
 
 /** An OperationOutcome entry: a server's message about the search, never a record. */

@@ -27,6 +27,8 @@ export interface ParsedBundle {
   entries: BundleEntry[];
   /** The `next` link as written; undefined on the last page. */
   next: string | undefined;
+  /** The `self` link as written: the server's own address for this search (behind a proxy, not ours). */
+  self: string | undefined;
 }
 
 const SEARCH_MODES = new Set(['match', 'include', 'outcome']);
@@ -44,7 +46,8 @@ export function parseBundleBody(body: string): ParsedBundle {
   if (bundle.resourceType !== 'Bundle') throw badBody('the body is not a Bundle');
   // A history or collection Bundle answering a search would show old versions or strays as matches.
   if (bundle.type !== 'searchset') throw badBody('the search answer is not a searchset Bundle');
-  return { entries: arrayMember(bundle, 'entry').map(bundleEntry), next: nextLink(arrayMember(bundle, 'link')) };
+  const links = arrayMember(bundle, 'link');
+  return { entries: arrayMember(bundle, 'entry').map(bundleEntry), next: nextLink(links), self: selfLink(links) };
 }
 
 function bundleEntry(entry: unknown): BundleEntry {
@@ -71,6 +74,12 @@ function nextLink(links: unknown[]): string | undefined {
     next = link.url;
   }
   return next;
+}
+
+/** The `self` link, where the page has one (already checked to be `{relation, url}` by nextLink). */
+function selfLink(links: unknown[]): string | undefined {
+  const self = links.find((link) => isObject(link) && link.relation === 'self') as { url: string } | undefined;
+  return self?.url;
 }
 
 /** A member FHIR gives as an array (0..*): absent is `[]`, anything but an array is a broken Bundle. */
