@@ -21,16 +21,9 @@ import { startPersonalityProxy, type PersonalityProxy } from './support/personal
  * piece deletes its line here, and the matrix then holds the service to it.
  */
 const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([
-  ['hapi-behind-proxy', 'links naming the internal base re-bound (item 3)'],
-  ['internal-host-links', 'links naming the internal base re-bound (item 3)'],
-  ['cerner-includes-ignored', 'include/revinclude fallbacks (item 2)'],
-  ['cerner-includes-refused', 'capability discovery + include fallbacks (items 1-2)'],
-  ['typed-references-without-includes', 'include fallbacks with typed references (item 2)'],
   ['strict-unknown-params', 'Goal category / Specimen patient fallbacks (items 1-2)'],
   ['lenient-unknown-params', 'Goal category / Specimen patient fallbacks (items 1-2)'],
-  ['epic-no-results', 'outcome-entry warnings skipped (item 3)'],
   ['gzip-when-asked', 'ask for compressed answers (item 4)'],
-  ['hapi-expired-session', 'restart once on 410 (item 3)'],
 ]);
 
 const FACADE_ENV = { CACHE_ENABLED: 'false' } as const;

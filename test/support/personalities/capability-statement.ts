@@ -66,8 +66,12 @@ export function personalityCapabilityStatement(embedded: CapabilityStatementJson
           ...resource,
           searchParam: (resource.searchParam ?? []).filter((param) => !isMissingParam(personality, resource.type, param.name)),
           // An allowed include is declared on its own type; an allowed revinclude on every type it can point at.
-          searchInclude: allowed ? allowedOf('include', resource.type) : (includes.get(resource.type) ?? []),
-          searchRevInclude: allowed ? allowedOf('revinclude', undefined) : (revincludes.get(resource.type) ?? []),
+          ...(personality.includes?.declared === false
+            ? {}
+            : {
+                searchInclude: allowed ? allowedOf('include', resource.type) : (includes.get(resource.type) ?? []),
+                searchRevInclude: allowed ? allowedOf('revinclude', undefined) : (revincludes.get(resource.type) ?? []),
+              }),
         })),
       },
     ],

@@ -19,7 +19,7 @@ const CERNER_INCLUDES = ['revinclude:Provenance:target'] as const;
 /** Parameters the facade sends that some servers lack: Goal `category` (Cerner §7), Specimen `patient` (HealthLake §5). */
 const MISSING_PARAMS = { Goal: ['category'], Specimen: ['patient'] } as const;
 
-const cernerIncludes = (otherwise: IncludeSupport['otherwise']): IncludeSupport => ({ allowed: CERNER_INCLUDES, otherwise });
+const cernerIncludes = (otherwise: IncludeSupport['otherwise'], declared = false): IncludeSupport => ({ allowed: CERNER_INCLUDES, otherwise, declared });
 
 export const PERSONALITIES: readonly Personality[] = [
   {
@@ -80,10 +80,17 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'cerner-includes-ignored',
-    reproduces: 'No `_include` / `_revinclude` but `_revinclude=Provenance:target`, the others silently ignored; CapabilityStatement says so; no `total` (§7; unsupported-include handling not found, variant 1).',
+    reproduces: 'No `_include` / `_revinclude` but `_revinclude=Provenance:target`, the others silently ignored, its CapabilityStatement silent about them; no `total` (§7; unsupported-include handling not found, variant 1).',
     includes: cernerIncludes('ignore'),
     omitTotal: true,
     exercised: ['includesDropped'],
+  },
+  {
+    name: 'cerner-includes-declared',
+    reproduces: 'As cerner-includes-ignored, but the CapabilityStatement lists the one revinclude it allows, so the facade never sends the others (§7).',
+    includes: cernerIncludes('reject', true),
+    omitTotal: true,
+    exercised: ['totalsRemoved'],
   },
   {
     name: 'cerner-includes-refused',

@@ -37,6 +37,11 @@ export interface IncludeSupport {
   allowed: readonly string[];
   /** What an unsupported one gets: silently dropped, or a 400 OperationOutcome. */
   otherwise: 'ignore' | 'reject';
+  /**
+   * Whether the CapabilityStatement lists the allowed ones (`searchInclude` / `searchRevInclude`).
+   * Not listing them makes the facade find out by asking, so the proxy sees what it does with them.
+   */
+  declared: boolean;
 }
 
 /** Rate limiting (UPSTREAMS.md §3 Azure ThrottlingMiddleware, §2 Medplum, personality 12). */
