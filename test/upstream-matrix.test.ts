@@ -21,8 +21,6 @@ import { startPersonalityProxy, type PersonalityProxy } from './support/personal
  * piece deletes its line here, and the matrix then holds the service to it.
  */
 const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([
-  ['strict-unknown-params', 'Goal category / Specimen patient fallbacks (items 1-2)'],
-  ['lenient-unknown-params', 'Goal category / Specimen patient fallbacks (items 1-2)'],
   ['gzip-when-asked', 'ask for compressed answers (item 4)'],
 ]);
 

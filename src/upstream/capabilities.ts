@@ -13,6 +13,8 @@ export type Support = 'yes' | 'no' | 'unknown';
 interface DeclaredSearch {
   includes: ReadonlySet<string> | undefined;
   revincludes: ReadonlySet<string> | undefined;
+  /** `searchParam[].name`; parameters that apply to every type (`_id`, `_count`, …) are not listed there. */
+  params: ReadonlySet<string> | undefined;
 }
 
 export class UpstreamCapabilities {
@@ -37,6 +39,14 @@ export class UpstreamCapabilities {
   /** Whether a search of `type` carries out `_revinclude=value`. */
   revinclude(type: string, value: string): Support {
     return this.#support('revinclude', type, value, this.#declared.get(type)?.revincludes);
+  }
+
+  /** Whether a search of `type` takes the search parameter `name` (`_`-parameters are the server's own, always taken). */
+  param(type: string, name: string): Support {
+    if (name.startsWith('_')) return 'yes';
+    const declared = this.#declared.get(type)?.params;
+    if (declared === undefined || declared.size === 0) return 'unknown';
+    return declared.has(name) ? 'yes' : 'no';
   }
 
   /** Records what a search showed: the server did (or did not) carry out this include. */
@@ -67,7 +77,10 @@ function declaredSearches(statement: unknown): Map<string, DeclaredSearch> {
   const resources = isObject(server) && Array.isArray(server.resource) ? server.resource : [];
   for (const resource of resources) {
     if (!isObject(resource) || typeof resource.type !== 'string') continue;
-    declared.set(resource.type, { includes: stringSet(resource.searchInclude), revincludes: stringSet(resource.searchRevInclude) });
+    const params = Array.isArray(resource.searchParam)
+      ? new Set(resource.searchParam.flatMap((param) => (isObject(param) && typeof param.name === 'string' ? [param.name] : [])))
+      : undefined;
+    declared.set(resource.type, { includes: stringSet(resource.searchInclude), revincludes: stringSet(resource.searchRevInclude), params });
   }
   return declared;
 }

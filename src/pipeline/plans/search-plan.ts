@@ -8,6 +8,7 @@ import { FacadeError } from '../../errors.ts';
 import type { UpstreamCapabilities } from '../../upstream/capabilities.ts';
 import type { FhirResource, SearchParams, SearchResult } from '../../upstream/fhir-client.ts';
 import { fetchMissingIncludes, fetchRevIncludes, keyOf, type FetchRecords } from './include-fallbacks.ts';
+import { adaptParams } from './param-fallbacks.ts';
 
 /** One search as a plan wants it: the query without includes, and the includes it needs. */
 export interface PlannedSearch {
@@ -17,8 +18,8 @@ export interface PlannedSearch {
   revincludes: readonly string[];
 }
 
-/** A fallback the plan used, for `/metrics`: an include or revinclude fetched by other searches. */
-export type FallbackKind = 'include' | 'revinclude' | 'includes-refused';
+/** A fallback the plan used, for `/metrics`: an include or revinclude fetched by other searches, a parameter put another way or applied here. */
+export type FallbackKind = 'include' | 'revinclude' | 'includes-refused' | 'param-substituted' | 'param-filtered';
 
 export interface PlanContext {
   /** What the upstream can do; read (from `/metadata` the first time) only by a search with includes. */
@@ -38,24 +39,30 @@ export async function searchWithIncludes(planned: PlannedSearch, plan: PlanConte
     pages += result.pages;
     return result;
   } };
-  if (planned.includes.length === 0 && planned.revincludes.length === 0) return ctx.search(resourceType, params);
   const capabilities = await ctx.capabilities();
-  let includes = planned.includes.filter((include) => capabilities.include(resourceType, include) !== 'no');
-  let revincludes = planned.revincludes.filter((revinclude) => capabilities.revinclude(resourceType, revinclude) !== 'no');
+  const adapted = adaptParams(resourceType, params, capabilities);
+  for (const param of adapted.substituted) ctx.onFallback?.('param-substituted', `${resourceType}:${param}`);
+  for (const filter of adapted.filters) ctx.onFallback?.('param-filtered', `${resourceType}:${filter.param}`);
+  // Records a filter here drops would still have brought their includes: the fallbacks then fetch
+  // what the kept ones need instead.
+  const native = adapted.filters.length === 0;
+  let includes = native ? planned.includes.filter((include) => capabilities.include(resourceType, include) !== 'no') : [];
+  let revincludes = native ? planned.revincludes.filter((revinclude) => capabilities.revinclude(resourceType, revinclude) !== 'no') : [];
   let result: SearchResult;
   try {
-    result = await ctx.search(resourceType, [...params, ...includes.map(includeParam), ...revincludes.map(revincludeParam)]);
+    result = await ctx.search(resourceType, [...adapted.params, ...includes.map(includeParam), ...revincludes.map(revincludeParam)]);
   } catch (error) {
     // A strict server refuses an include it does not support with 400: the search without any of
     // them tells whether that was it, and the fallbacks then bring every included record.
     if (!(error instanceof FacadeError && error.reason === 'http-400') || includes.length + revincludes.length === 0) throw error;
-    result = await ctx.search(resourceType, params);
+    result = await ctx.search(resourceType, adapted.params);
     for (const include of includes) capabilities.observe('include', resourceType, include, false);
     for (const revinclude of revincludes) capabilities.observe('revinclude', resourceType, revinclude, false);
     ctx.onFallback?.('includes-refused', resourceType);
     includes = [];
     revincludes = [];
   }
+  if (!native) result = { ...result, matches: result.matches.filter((match) => adapted.filters.every((filter) => filter.keep(match))), included: [] };
   const fetchRecords: FetchRecords = async (type, query) => (await ctx.search(type, query)).matches;
   const matched = new Set(result.matches.map(keyOf));
   const included = new Map(result.included.map((resource) => [keyOf(resource), resource]));

@@ -115,13 +115,13 @@ export const PERSONALITIES: readonly Personality[] = [
     name: 'strict-unknown-params',
     reproduces: 'Unknown search parameter → 400 HAPI-0524 whatever `Prefer` says (HAPI §1, Medplum §2, IBM §10), on a server without Goal `category` (Cerner §7) and Specimen `patient` (HealthLake §5).',
     unknownParams: { missing: MISSING_PARAMS, handling: 'strict' },
-    exercised: ['unknownParamsRefused'],
+    exercised: ['searchesWithoutMissingParams'],
   },
   {
     name: 'lenient-unknown-params',
     reproduces: 'Unknown search parameter dropped with a `not-supported` warning in the outcome entry, 400 only under `Prefer: handling=strict` (Azure §3, Google §4), same missing parameters.',
     unknownParams: { missing: MISSING_PARAMS, handling: 'lenient' },
-    exercised: [],
+    exercised: ['searchesWithoutMissingParams'],
   },
   {
     name: 'medplum-typed-references',

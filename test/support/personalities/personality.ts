@@ -111,6 +111,8 @@ export interface ProxyStats {
   includesRefused: number;
   unknownParamsDropped: number;
   unknownParamsRefused: number;
+  /** Searches of a type that lacks a parameter (Goal, Specimen) that came without it: the facade put the filter another way. */
+  searchesWithoutMissingParams: number;
   outcomeEntries: number;
   noResultsWarnings: number;
   bareReferencesUnmatched: number;
@@ -130,6 +132,7 @@ export function emptyStats(): ProxyStats {
     includesRefused: 0,
     unknownParamsDropped: 0,
     unknownParamsRefused: 0,
+    searchesWithoutMissingParams: 0,
     outcomeEntries: 0,
     noResultsWarnings: 0,
     bareReferencesUnmatched: 0,

@@ -56,6 +56,8 @@ export function applySearchRules(personality: Personality, request: SearchReques
       }
     }
     params = kept;
+    const missing = personality.unknownParams.missing[request.resourceType] ?? [];
+    if (missing.length > 0 && !request.params.some(([name]) => missing.includes(name.split(':')[0]!))) stats.searchesWithoutMissingParams += 1;
   }
 
   const includes = personality.includes;

@@ -1,0 +1,64 @@
+/**
+ * Search parameters the upstream does not take (its CapabilityStatement leaves them out): the form
+ * it does take, or the same filter applied here after the search (docs/decisions.md, "Search
+ * parameters the upstream does not take"). Only filters whose semantics are exact here are moved:
+ * a token (`code`, `category`, `status`) and the patient; anything else stays in the query, and a
+ * strict server's 400 stays a 502.
+ */
+import type { UpstreamCapabilities } from '../../upstream/capabilities.ts';
+import type { FhirResource, SearchParams } from '../../upstream/fhir-client.ts';
+
+/** A filter applied to the matches after the search, in place of a parameter the server lacks. */
+export interface PostFilter {
+  /** The parameter it stands for, for /metrics. */
+  param: string;
+  keep(resource: FhirResource): boolean;
+}
+
+/** Token parameters and the element each searches (FHIR R4: the same name on every type used here). */
+const TOKEN_ELEMENTS: Readonly<Record<string, string>> = { code: 'code', category: 'category', status: 'status' };
+
+/** The query the upstream takes, the filters that stand in for what it does not, and the parameters put another way. */
+export function adaptParams(
+  type: string,
+  params: SearchParams,
+  capabilities: UpstreamCapabilities,
+): { params: SearchParams; filters: PostFilter[]; substituted: string[] } {
+  const adapted: [string, string][] = [];
+  const filters: PostFilter[] = [];
+  const substituted: string[] = [];
+  for (const [name, value] of params) {
+    if (capabilities.param(type, name) !== 'no') {
+      adapted.push([name, value]);
+    } else if (name === 'patient' && capabilities.param(type, 'subject') !== 'no') {
+      // FHIR's `patient` is `subject` restricted to Patients: with the typed reference, the same records.
+      adapted.push(['subject', value]);
+      substituted.push('patient');
+    } else if (Object.hasOwn(TOKEN_ELEMENTS, name)) {
+      filters.push({ param: name, keep: (resource) => matchesToken(resource[TOKEN_ELEMENTS[name]!], value) });
+    } else {
+      adapted.push([name, value]); // no exact stand-in: the server answers for it
+    }
+  }
+  return { params: adapted, filters, substituted };
+}
+
+/**
+ * FHIR token search on a code, Coding, CodeableConcept or a list of them: `code` matches any
+ * coding with that code, `system|code` the coding with both, `|code` a coding without a system.
+ */
+export function matchesToken(element: unknown, value: string): boolean {
+  const bar = value.indexOf('|');
+  const system = bar === -1 ? undefined : value.slice(0, bar);
+  const code = bar === -1 ? value : value.slice(bar + 1);
+  const codings: { system?: unknown; code?: unknown }[] = [];
+  for (const item of Array.isArray(element) ? element : [element]) {
+    if (typeof item === 'string') codings.push({ code: item });
+    else if (typeof item === 'object' && item !== null) {
+      const concept = item as { coding?: unknown; code?: unknown; system?: unknown };
+      if (Array.isArray(concept.coding)) codings.push(...concept.coding.filter((coding): coding is object => typeof coding === 'object' && coding !== null));
+      else codings.push(concept);
+    }
+  }
+  return codings.some((coding) => coding.code === code && (system === undefined || (system === '' ? coding.system === undefined : coding.system === system)));
+}
