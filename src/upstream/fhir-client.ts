@@ -7,6 +7,7 @@ import { urlHoldsToken } from '../token-match.ts';
 import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type FhirResource } from './fhir-json.ts';
 import { networkFailureKind } from './failure-kind.ts';
 import { resolveNextLink } from './next-link.ts';
+import { operationOf } from './operation-context.ts';
 import type { Transport, TransportResponse } from './transport.ts';
 
 export type { FhirResource } from './fhir-json.ts';
@@ -104,8 +105,10 @@ export class FhirClient {
     const headers: Record<string, string> = { accept: 'application/fhir+json', prefer: 'handling=strict' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const started = performance.now();
+    // The deadline (for retries) and the resource type (for the bulkhead) of the read or search this page belongs to.
+    const { deadline, partition } = operationOf(signal, url, this.#base, this.#options.timeoutMs);
     try {
-      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes });
+      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes, deadline, partition });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error, reason: 'timeout' });
