@@ -181,6 +181,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       const cause = facadeError.reason ?? (facadeError.cause instanceof Error ? facadeError.cause.name : undefined);
       logger('error', 'request failed', { requestId: c.get('requestId'), route: c.get('routeName'), code: facadeError.code, cause });
     }
+    // A 503 says when to come back (docs/decisions.md, "Upstream resilience").
+    if (facadeError.retryAfterSeconds !== undefined) c.header('retry-after', String(facadeError.retryAfterSeconds));
     // Headers set before the throw (the 405's Allow, x-request-id) are kept by c.body.
     // no-store: an error may answer a URL that carries a token; no cache of any kind keeps it.
     return c.body(JSON.stringify(toOperationOutcome(facadeError)), facadeError.status as 400, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });

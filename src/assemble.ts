@@ -11,7 +11,10 @@ import type { ResponseCache } from './cache/response-cache.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
+import { Bulkhead } from './upstream/bulkhead.ts';
+import { CircuitBreakers } from './upstream/circuit-breaker.ts';
 import { FhirClient } from './upstream/fhir-client.ts';
+import { resilientTransport } from './upstream/resilient-transport.ts';
 import type { Transport } from './upstream/transport.ts';
 
 export interface RuntimeParts {
@@ -38,7 +41,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const metrics = new Metrics();
   const client = new FhirClient({
     baseUrl: parts.upstreamUrl,
-    transport: parts.transport,
+    transport: resilientTransport(parts.transport, resilienceFor(config, metrics)),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxPages: config.UPSTREAM_MAX_PAGES,
     pageSize: config.UPSTREAM_PAGE_SIZE,
@@ -50,4 +53,34 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
   const app = createApp({ client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH });
   return { app, cache, metrics };
+}
+
+/** The breaker, bulkhead and retry settings of the configuration, reporting to the metrics. */
+function resilienceFor(config: Config, metrics: Metrics): Parameters<typeof resilientTransport>[1] {
+  const breakers = new CircuitBreakers({
+    failureThreshold: config.UPSTREAM_BREAKER_FAILURES,
+    coolDownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
+    onTransition: (origin, to) => metrics.upstreamCircuitTransitions.inc({ origin, to }),
+    onRejected: (origin) => metrics.upstreamCircuitRejections.inc({ origin }),
+  });
+  metrics.upstreamCircuitStates = () => breakers.states();
+  const bulkhead = new Bulkhead({
+    maxInFlight: config.UPSTREAM_MAX_IN_FLIGHT,
+    maxInFlightPerPartition: config.UPSTREAM_MAX_IN_FLIGHT_PER_TYPE,
+    maxQueueWaitMs: config.UPSTREAM_QUEUE_WAIT_MS,
+    onQueued: (partition) => metrics.upstreamQueued.inc({ partition }),
+    onRejected: (partition) => metrics.upstreamBulkheadRejections.inc({ partition }),
+  });
+  return {
+    breakers,
+    bulkhead,
+    maxAttempts: config.UPSTREAM_MAX_ATTEMPTS,
+    // A retry with less than a tenth of the deadline (at most 1 s) left would most likely end in a 504 anyway.
+    minRetryBudgetMs: Math.min(1000, config.UPSTREAM_TIMEOUT_MS / 10),
+    onRetry: (status, waitMs) => {
+      metrics.upstreamRetries.inc({ status: String(status) });
+      metrics.upstreamRetryWaitSeconds.inc({}, waitMs / 1000);
+    },
+    onGiveUp: (why) => metrics.upstreamRetryGiveUps.inc({ why }),
+  };
 }

@@ -63,6 +63,19 @@ const ConfigSchema = v.object({
   UPSTREAM_PAGE_SIZE: integer(1000, 1, 10_000),
   /** Largest upstream answer accepted, in bytes (502 beyond). */
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1024, 2 ** 31),
+  // Upstream resilience (docs/decisions.md, "Upstream resilience").
+  /** Attempts per upstream request while it is throttled (429, 503 with a hint), the first included. */
+  UPSTREAM_MAX_ATTEMPTS: integer(4, 1, 10),
+  /** Upstream requests in flight at once, in all (on Node also the connections per origin). */
+  UPSTREAM_MAX_IN_FLIGHT: integer(64, 1, 10_000),
+  /** Upstream requests in flight at once for one FHIR resource type: what one hanging type can hold. */
+  UPSTREAM_MAX_IN_FLIGHT_PER_TYPE: integer(16, 1, 10_000),
+  /** Longest wait for room among those, before a 503. */
+  UPSTREAM_QUEUE_WAIT_MS: integer(1000, 0, 60_000),
+  /** Failures in a row (no answer, 5xx) that open the circuit to the upstream. */
+  UPSTREAM_BREAKER_FAILURES: integer(5, 1, 10_000),
+  /** How long an open circuit refuses requests before one probe is let through. */
+  UPSTREAM_BREAKER_COOLDOWN_MS: integer(5000, 100, 600_000),
   /** The response cache: on unless set to `false`. */
   CACHE_ENABLED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'true'),
   /** Bytes of response bodies the cache may hold (default sized for a small instance). */
@@ -143,6 +156,12 @@ function crossKeyProblems(env: Record<string, string>): string[] {
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
 
+/** A per-type share larger than the whole would let one hanging type take every connection again. */
+function resilienceProblems(config: Config | undefined): string[] {
+  if (config === undefined || config.UPSTREAM_MAX_IN_FLIGHT_PER_TYPE <= config.UPSTREAM_MAX_IN_FLIGHT) return [];
+  return ['UPSTREAM_MAX_IN_FLIGHT_PER_TYPE: must not exceed UPSTREAM_MAX_IN_FLIGHT'];
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -163,6 +182,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const problems = [
     ...(result.success ? [] : result.issues.map((issue) => `${v.getDotPath(issue) ?? '(config)'}: ${issue.message}`)),
     ...crossKeyProblems(present as Record<string, string>),
+    ...resilienceProblems(result.success ? result.output : undefined),
   ];
   if (result.success && problems.length === 0) return result.output;
   throw new ConfigError(problems);

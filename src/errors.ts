@@ -30,6 +30,10 @@ export const ERROR_CATALOG = {
   'upstream-credential-failed': { status: 502, issue: 'security', text: 'The service could not authenticate to the upstream FHIR server' },
   'upstream-timeout': { status: 504, issue: 'timeout', text: 'The upstream FHIR server did not answer in time' },
   'internal': { status: 500, issue: 'exception', text: 'Internal error' },
+  // Upstream resilience (docs/decisions.md, "Upstream resilience"): 503 with a Retry-After.
+  'upstream-throttled': { status: 503, issue: 'throttled', text: 'The upstream FHIR server is throttling requests; retry after the time given' },
+  'upstream-busy': { status: 503, issue: 'transient', text: 'Too many requests are waiting for the upstream FHIR server; retry after the time given' },
+  'upstream-unavailable': { status: 503, issue: 'transient', text: 'The upstream FHIR server is failing; requests to it are paused, retry after the time given' },
 } as const satisfies Record<string, { status: number; issue: string; text: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -46,14 +50,17 @@ export class FacadeError extends Error {
    * or an upstream answer.
    */
   readonly reason: string | undefined;
+  /** Seconds a caller should wait before trying again: sent as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown; reason?: string }) {
+  constructor(code: ErrorCode, detail?: string, options?: { cause?: unknown; reason?: string; retryAfterSeconds?: number }) {
     super(detail ? `${ERROR_CATALOG[code].text}: ${detail}` : ERROR_CATALOG[code].text, options);
     this.name = 'FacadeError';
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.detail = detail;
     this.reason = options?.reason;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 

@@ -44,6 +44,16 @@ export class Metrics {
   readonly upstreamPages = new Histogram(PAGES_BUCKETS);
   /** Includes the upstream did not carry out, fetched by other searches (src/pipeline/plans/). */
   readonly upstreamFallbacks = new Counter();
+  // Upstream resilience (src/upstream/resilient-transport.ts); labels: statuses, resource types, the configured origin.
+  readonly upstreamRetries = new Counter();
+  readonly upstreamRetryWaitSeconds = new Counter();
+  readonly upstreamRetryGiveUps = new Counter();
+  readonly upstreamQueued = new Counter();
+  readonly upstreamBulkheadRejections = new Counter();
+  readonly upstreamCircuitTransitions = new Counter();
+  readonly upstreamCircuitRejections = new Counter();
+  /** Read at scrape time: the circuit state of each upstream origin. */
+  upstreamCircuitStates: () => ReadonlyMap<string, string> = () => new Map();
 
   /** The Prometheus text exposition; `gauges` are read at scrape time (cache size). */
   render(gauges: Record<string, { help: string; value: number }> = {}): string {
@@ -53,6 +63,7 @@ export class Metrics {
     histogram(lines, 'facade_upstream_request_duration_seconds', 'Duration of each upstream FHIR request.', this.upstreamSeconds);
     histogram(lines, 'facade_upstream_pages', 'Upstream pages read per legacy request that reached the upstream.', this.upstreamPages);
     counter(lines, 'facade_upstream_fallbacks_total', 'Includes and revincludes the upstream did not carry out, fetched by other searches.', this.upstreamFallbacks);
+    resilience(lines, this);
     for (const [name, gauge] of Object.entries(gauges)) {
       lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.value}`);
     }
@@ -81,4 +92,21 @@ function labelText(labels: Labels): string {
     labelTexts.set(id, text);
   }
   return text;
+}
+
+const CIRCUIT_STATES = ['closed', 'open', 'half-open'];
+
+function resilience(lines: string[], metrics: Metrics): void {
+  counter(lines, 'facade_upstream_retries_total', 'Upstream requests retried after a throttled answer, by the status retried.', metrics.upstreamRetries);
+  counter(lines, 'facade_upstream_retry_wait_seconds_total', 'Time spent waiting before retries of throttled upstream requests.', metrics.upstreamRetryWaitSeconds);
+  counter(lines, 'facade_upstream_retry_give_ups_total', 'Throttled upstream requests given up: the wait would pass the deadline, or attempts ran out.', metrics.upstreamRetryGiveUps);
+  counter(lines, 'facade_upstream_queued_total', 'Upstream requests that waited for room in the bulkhead, by resource type.', metrics.upstreamQueued);
+  counter(lines, 'facade_upstream_bulkhead_rejections_total', 'Upstream requests refused (503) after waiting in vain for room, by resource type.', metrics.upstreamBulkheadRejections);
+  counter(lines, 'facade_upstream_circuit_transitions_total', 'Circuit breaker transitions, by upstream origin and new state.', metrics.upstreamCircuitTransitions);
+  counter(lines, 'facade_upstream_circuit_rejections_total', 'Upstream requests refused (503) without being sent while the circuit was open.', metrics.upstreamCircuitRejections);
+  const name = 'facade_upstream_circuit_state';
+  lines.push(`# HELP ${name} Circuit breaker state per upstream origin: 1 for the current state.`, `# TYPE ${name} gauge`);
+  for (const [origin, current] of metrics.upstreamCircuitStates()) {
+    for (const state of CIRCUIT_STATES) lines.push(`${name}${labelText({ origin, state })} ${state === current ? 1 : 0}`);
+  }
 }

@@ -46,7 +46,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     throw new StartError('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
   }
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
-  const transport = undiciTransport();
+  // As many connections as the bulkhead lets requests through: none ever queues inside undici.
+  const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
   const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets

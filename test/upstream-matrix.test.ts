@@ -21,7 +21,6 @@ import { startPersonalityProxy, type PersonalityProxy } from './support/personal
  * piece deletes its line here, and the matrix then holds the service to it.
  */
 const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([
-  ['gzip-when-asked', 'ask for compressed answers (item 4)'],
 ]);
 
 const FACADE_ENV = { CACHE_ENABLED: 'false' } as const;

@@ -11,6 +11,12 @@ import type { Transport, TransportResponse } from './transport.ts';
 
 export type { FhirResource } from './fhir-json.ts';
 
+/** One legacy request's upstream deadline: the signal that aborts its calls, and when (`Date.now()` time). */
+export interface Deadline {
+  signal: AbortSignal;
+  at: number;
+}
+
 export interface FhirClientOptions {
   /** Base URL of the FHIR server, e.g. `https://fhir.example.org/fhir`. */
   baseUrl: string;
@@ -51,17 +57,17 @@ export class FhirClient {
    * The deadline of one legacy request's upstream work, every call and page included: the plans
    * pass it to each call they make, so fallbacks cannot stretch a request past UPSTREAM_TIMEOUT_MS.
    */
-  deadline(): AbortSignal {
-    return AbortSignal.timeout(this.#options.timeoutMs);
+  deadline(timeoutMs = this.#options.timeoutMs): Deadline {
+    return { signal: AbortSignal.timeout(timeoutMs), at: Date.now() + timeoutMs };
   }
 
   /**
    * The server's CapabilityStatement (`[base]/metadata`), asked without a token (it describes the
    * server, not a patient); `undefined` when the server has none or will not show it.
    */
-  async capabilityStatement(signal = this.deadline()): Promise<unknown> {
+  async capabilityStatement(deadline = this.deadline()): Promise<unknown> {
     try {
-      const response = await this.#get(`${this.#base}/metadata`, undefined, signal);
+      const response = await this.#get(`${this.#base}/metadata`, undefined, deadline, 'metadata');
       return response.status === 200 ? parseResourceBody(response.body) : undefined;
     } catch (error) {
       if (error instanceof FacadeError) return undefined; // declares nothing: includes are then observed
@@ -70,10 +76,10 @@ export class FhirClient {
   }
 
   /** Reads `<type>/<id>`; `undefined` when the server has no such record (404 or 410). */
-  async read(type: string, id: string, token: string | undefined, signal = this.deadline()): Promise<FhirResource | undefined> {
+  async read(type: string, id: string, token: string | undefined, deadline = this.deadline()): Promise<FhirResource | undefined> {
     const url = `${this.#base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
     refuseTokenInUrl(url, token, 'request');
-    const response = await this.#get(url, token, signal);
+    const response = await this.#get(url, token, deadline, type);
     if (response.status === 404 || response.status === 410) return undefined;
     const resource = parseResourceBody(checkStatus(response).body);
     if (resource.resourceType !== type || resource.id !== id) {
@@ -88,16 +94,16 @@ export class FhirClient {
    * restarts the search once from its first page, within the same deadline; a second expiry is a
    * 502, never a shortened answer.
    */
-  async search(type: string, params: SearchParams, token: string | undefined, signal = this.deadline()): Promise<SearchResult> {
+  async search(type: string, params: SearchParams, token: string | undefined, deadline = this.deadline()): Promise<SearchResult> {
     const query = new URLSearchParams(params.map(([name, value]) => [name, value]));
     query.append('_count', String(this.#options.pageSize));
     const first = new URL(`${this.#base}/${encodeURIComponent(type)}?${query}`).href;
     try {
-      return await this.#searchFrom(first, type, token, signal, 0);
+      return await this.#searchFrom(first, type, token, deadline, 0);
     } catch (error) {
       if (!(error instanceof PageExpired)) throw error;
       try {
-        return await this.#searchFrom(first, type, token, signal, error.pages);
+        return await this.#searchFrom(first, type, token, deadline, error.pages);
       } catch (again) {
         if (again instanceof PageExpired) throw new FacadeError('upstream-error', 'the upstream paging session expired twice', { reason: 'page-expired' });
         throw again;
@@ -105,7 +111,7 @@ export class FhirClient {
     }
   }
 
-  async #searchFrom(first: string, type: string, token: string | undefined, signal: AbortSignal, pagesBefore: number): Promise<SearchResult> {
+  async #searchFrom(first: string, type: string, token: string | undefined, deadline: Deadline, pagesBefore: number): Promise<SearchResult> {
     let url: string | undefined = first;
     const seenPages = new Set<string>();
     const matches = new Map<string | symbol, FhirResource>();
@@ -120,7 +126,8 @@ export class FhirClient {
       refuseTokenInUrl(url, token, url === first ? 'request' : 'next-link');
       seenPages.add(url);
       pages += 1;
-      const response = await this.#get(url, token, signal);
+      // Every page in the searched type's bulkhead share, whatever its link names (HAPI's `?_getpages=` names none).
+      const response = await this.#get(url, token, deadline, type);
       if (response.status === 410 && url !== first) throw new PageExpired(pages);
       const bundle = parseBundleBody(checkStatus(response).body);
       for (const entry of bundle.entries) {
@@ -142,14 +149,16 @@ export class FhirClient {
     return { matches: [...matches.values()], included: [...included.values()], pages };
   }
 
-  async #get(url: string, token: string | undefined, signal: AbortSignal): Promise<TransportResponse> {
+  async #get(url: string, token: string | undefined, deadline: Deadline, partition: string): Promise<TransportResponse> {
+    const { signal } = deadline;
     // `handling=strict`: a server must refuse a search parameter it does not support rather than
     // ignore it and answer unfiltered records (FHIR R4 3.1.1.5.7).
     const headers: Record<string, string> = { accept: 'application/fhir+json', prefer: 'handling=strict' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const started = performance.now();
     try {
-      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes });
+      // The deadline (for retries) and the resource type (the bulkhead share) of the call this request belongs to.
+      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes, deadline: deadline.at, partition });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error, reason: 'timeout' });

@@ -8,6 +8,7 @@ import { startEmbeddedFhir } from '../../src/embedded/fhir-server.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { startService } from '../../src/node-service.ts';
 import { serviceModeEnv, startAuthorizationServer } from '../support/authorization-server.ts';
+import { startFaultUpstream } from './fault-upstream.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module 'vitest' {
     /** A service-mode Worker's configuration (an authorization server on Node) and a token for patient 1. */
     serviceModeEnv: Record<string, string>;
     patientOneToken: string;
+    /** An upstream answering compressed, oversized and throttled (test/worker/fault-upstream.ts). */
+    faultUpstreamUrl: string;
   }
 }
 
@@ -29,7 +32,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const as = await startAuthorizationServer([app]);
   project.provide('serviceModeEnv', serviceModeEnv(as, upstream.baseUrl, 'jwt'));
   project.provide('patientOneToken', await as.tokenFor(app));
+  const faults = await startFaultUpstream();
+  project.provide('faultUpstreamUrl', `${faults.origin}/fhir`);
   return async () => {
+    await faults.close();
     await as.close();
     await node.close();
     await upstream.close();

@@ -21,10 +21,10 @@ export interface PlanDeps {
 
 /** One legacy request's plan context: one deadline for all its upstream calls. */
 function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
-  const signal = deps.client.deadline();
+  const deadline = deps.client.deadline();
   return {
     capabilities: () => deps.knowledge.current(),
-    search: (type, params) => deps.upstream(token, (bearer) => deps.client.search(type, params, bearer, signal)),
+    search: (type, params) => deps.upstream(token, (bearer) => deps.client.search(type, params, bearer, deadline)),
     onFallback: deps.onFallback,
   };
 }

@@ -27,13 +27,16 @@ export class UpstreamKnowledge {
     const neverRead = this.#readAt === Number.NEGATIVE_INFINITY;
     if (Date.now() - this.#readAt >= CAPABILITIES_REFRESH_MS) {
       this.#reading ??= this.#client
-        .capabilityStatement(AbortSignal.timeout(METADATA_TIMEOUT_MS))
+        .capabilityStatement(this.#client.deadline(METADATA_TIMEOUT_MS))
         .then((statement) => {
           if (statement !== undefined) this.capabilities.declare(statement);
+          // No statement (the server has none, or was down): includes are observed meanwhile, and it is asked again soon.
+          this.#readAt = statement === undefined ? Date.now() - CAPABILITIES_REFRESH_MS + RETRY_AFTER_NO_STATEMENT_MS : Date.now();
         })
-        .catch(() => undefined) // no statement: includes are observed instead
+        .catch(() => {
+          this.#readAt = Date.now() - CAPABILITIES_REFRESH_MS + RETRY_AFTER_NO_STATEMENT_MS;
+        })
         .finally(() => {
-          this.#readAt = Date.now();
           this.#reading = undefined;
         });
       if (neverRead) await this.#reading;
@@ -41,6 +44,9 @@ export class UpstreamKnowledge {
     return this.capabilities;
   }
 }
+
+/** How soon a statement that could not be read is asked for again. */
+const RETRY_AFTER_NO_STATEMENT_MS = 60 * 1000;
 
 /** How long the first request waits for `/metadata`; without it, every include is observed instead. */
 const METADATA_TIMEOUT_MS = 3000;
