@@ -46,11 +46,11 @@ export function searchForRead(read: ReadRoute, routes: readonly Route[] = ROUTES
   return sameType.find((search) => search.path === read.path.replace(/\/:id$/, '')) ?? sameType[0];
 }
 
-/** The ids of records of `resourceType` in a legacy answer (a Bundle's `full_url`s, or an array's `id`s). */
+/** The ids of records of `resourceType` in a legacy Bundle answer, from its entries' `full_url`s. */
 export function recordIds(body: unknown, resourceType: string): string[] {
   const prefix = `/${resourceType}/`;
   if (typeof body !== 'object' || body === null) return [];
-  const entries = Array.isArray(body) ? [] : (body as { entry?: unknown }).entry;
+  const entries = (body as { entry?: unknown }).entry;
   if (!Array.isArray(entries)) return [];
   return entries.flatMap((entry) => {
     const fullUrl = typeof entry === 'object' && entry !== null ? (entry as { full_url?: unknown }).full_url : undefined;
