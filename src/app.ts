@@ -19,6 +19,7 @@ import { servedPaths } from './served-paths.ts';
 import { openApiDocument } from './openapi.ts';
 import type { FhirClient } from './upstream/fhir-client.ts';
 import { UpstreamKnowledge } from './pipeline/plans/upstream-knowledge.ts';
+import type { FallbackKind } from './pipeline/plans/search-plan.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -36,6 +37,8 @@ export interface AppOptions {
   /** Longest request URL accepted; longer ones get 414. */
   maxUrlLength?: number;
   newBundleId?: () => string;
+  /** Told each fallback a plan uses (besides /metrics), e.g. to attribute them to a request (scripts/check-upstream.ts). */
+  onFallback?: (kind: FallbackKind, value: string) => void;
 }
 
 /** Largest `POST …/_search` form body accepted. */
@@ -66,7 +69,10 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
     knowledge: new UpstreamKnowledge(options.client),
     newBundleId,
     upstream: access.upstream,
-    onFallback: (kind, value) => metrics.upstreamFallbacks.inc({ kind, value }),
+    onFallback: (kind, value) => {
+      metrics.upstreamFallbacks.inc({ kind, value });
+      options.onFallback?.(kind, value);
+    },
   };
   const metrics = options.metrics ?? new Metrics();
   const { cache } = options;

@@ -2,7 +2,7 @@
  * Puts the facade together from its configuration and the parts each runtime supplies (transport,
  * hashing, logger): the one place both entries build the client, cache, metrics and app.
  */
-import { createApp } from './app.ts';
+import { createApp, type AppOptions } from './app.ts';
 import type { AuditSink } from './audit.ts';
 import { accessControlFor } from './auth/access-from-config.ts';
 import { responseCacheFor } from './cache/cache-config.ts';
@@ -29,6 +29,8 @@ export interface RuntimeParts {
   audit: AuditSink;
   /** `fetch` for the token and introspection endpoints (the platform's by default). */
   authFetch?: typeof fetch;
+  /** Told each fallback a plan uses (src/app.ts). */
+  onFallback?: AppOptions['onFallback'];
 }
 
 export interface Facade {
@@ -51,7 +53,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads);
   const hashing = parts.hashing ?? webHashing();
   const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
-  const app = createApp({ client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH });
+  const app = createApp({ client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH, onFallback: parts.onFallback });
   return { app, cache, metrics };
 }
 
