@@ -2,7 +2,7 @@
  * Site codes and the upstream profile on Workers: read from the bindings, they reach the pipeline
  * through the same assembly as on Node, and a bad one is named in the misconfiguration answer.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createWorker } from '../../src/entry/worker.ts';
 
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {} };
@@ -12,6 +12,10 @@ async function onWorker(bindings: Record<string, string>, path: string): Promise
 }
 
 describe('site configuration on a Worker', () => {
+  // The Worker logs each request to the console; here those lines would only be noise.
+  beforeAll(() => void vi.spyOn(console, 'log').mockImplementation(() => {}));
+  afterAll(() => vi.restoreAllMocks());
+
   it("selects SDOHGoal and Assessments with the bindings' codes", async () => {
     const ours = (await (await onWorker({}, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
     expect(ours.entry.length).toBeGreaterThan(0);
