@@ -20,6 +20,8 @@ import { openApiDocument } from './openapi.ts';
 import type { FhirClient } from './upstream/fhir-client.ts';
 import { UpstreamKnowledge } from './pipeline/plans/upstream-knowledge.ts';
 import type { FallbackKind } from './pipeline/plans/search-plan.ts';
+import { DEFAULT_SITE_CODES, type SiteCodes } from './site-codes.ts';
+import type { StatedLayers } from './upstream/capabilities.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -34,6 +36,10 @@ export interface AppOptions {
   /** Where the audit line of each legacy-route request goes (separate from the access log). */
   audit?: AuditSink;
   routes?: readonly Route[];
+  /** The site's codes for the route table's selectors (today's codes by default). */
+  siteCodes?: SiteCodes;
+  /** What the site and its upstream profile state beyond the CapabilityStatement (nothing by default). */
+  upstreamStated?: StatedLayers;
   /** Longest request URL accepted; longer ones get 414. */
   maxUrlLength?: number;
   newBundleId?: () => string;
@@ -66,7 +72,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const auditSink = options.audit ?? silentAuditSink;
   const deps: PipelineDeps = {
     client: options.client,
-    knowledge: new UpstreamKnowledge(options.client),
+    knowledge: new UpstreamKnowledge(options.client, options.upstreamStated),
+    siteCodes: options.siteCodes ?? DEFAULT_SITE_CODES,
     newBundleId,
     upstream: access.upstream,
     onFallback: (kind, value) => {

@@ -16,6 +16,8 @@ import { CircuitBreakers } from './upstream/circuit-breaker.ts';
 import { FhirClient } from './upstream/fhir-client.ts';
 import { resilientTransport } from './upstream/resilient-transport.ts';
 import type { Transport } from './upstream/transport.ts';
+import { upstreamSetupFor } from './upstream/profiles.ts';
+import { siteCodesOf } from './site-codes.ts';
 
 export interface RuntimeParts {
   upstreamUrl: string;
@@ -41,19 +43,24 @@ export interface Facade {
 
 export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const metrics = new Metrics();
+  // The profile and the site's overrides: the `_count` asked, and the limits the plans read with the statement.
+  const upstream = upstreamSetupFor(config);
   const client = new FhirClient({
     baseUrl: parts.upstreamUrl,
     transport: resilientTransport(parts.transport, resilienceFor(config, metrics)),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxPages: config.UPSTREAM_MAX_PAGES,
-    pageSize: config.UPSTREAM_PAGE_SIZE,
+    pageSize: upstream.pageSize,
     maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
     onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
   const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads);
   const hashing = parts.hashing ?? webHashing();
   const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
-  const app = createApp({ client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH, onFallback: parts.onFallback });
+  const app = createApp({
+    client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
+    siteCodes: siteCodesOf(config), upstreamStated: upstream.stated, onFallback: parts.onFallback,
+  });
   return { app, cache, metrics };
 }
 

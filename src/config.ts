@@ -3,6 +3,8 @@
  * value stops the start with every bad key named.
  */
 import * as v from 'valibot';
+import { DEFAULT_SITE_CODES } from './site-codes.ts';
+import { PROFILE_NAMES } from './upstream/profiles.ts';
 
 const integer = (fallback: number, min: number, max: number) =>
   v.optional(
@@ -37,6 +39,31 @@ const privateJwk = v.pipe(
   }, 'must be a private RSA or EC JWK as JSON (alg RS384 or ES384 when given)'),
 );
 
+/**
+ * One FHIR token search value: `code`, `system|code` or `|code` (no system). FHIR's escapes (`\,`,
+ * `\|`) and spaces are refused rather than guessed at: a code containing them is a typo far more
+ * often than a real code, and sent upstream it would select other records without a word.
+ */
+const TOKEN = /^(?:[^\s|,\\]*\|)?[^\s|,\\]+$/;
+/** Codes selecting an operation's records: FHIR tokens, comma-separated meaning OR (as in a FHIR search). */
+const tokenList = (fallback: string) =>
+  v.optional(v.pipe(v.string(), v.check((text) => text.split(',').every((token) => TOKEN.test(token)), 'must be FHIR tokens (code or system|code), comma-separated, without spaces')), fallback);
+
+/** An include value `Type:param[:Target]`, `*` for all, `!Type:param` an exception to `*`; or `none`. */
+const INCLUDE_ITEM = /^(\*|!?[A-Z][A-Za-z]+:[a-z][A-Za-z0-9-]*(:[A-Z][A-Za-z]+)?)$/;
+const includeList = v.optional(
+  v.pipe(
+    v.string(),
+    v.check((text) => text === 'none' || text.split(',').every((item) => INCLUDE_ITEM.test(item)), 'must be none or a comma-separated list of Type:param, * (all) and !Type:param (all but)'),
+    v.check((text) => !text.includes('!') || text.split(',').includes('*'), 'an exception (!Type:param) needs * in the same list'),
+  ),
+);
+/** Search parameters as `Type:param` (the server's own `_` parameters are always taken). */
+const PARAM_ITEM = /^[A-Z][A-Za-z]+:[a-z][A-Za-z0-9-]*$/;
+const paramList = v.optional(
+  v.pipe(v.string(), v.check((text) => text === 'none' || text.split(',').every((item) => PARAM_ITEM.test(item)), 'must be none or a comma-separated list of Type:param')),
+);
+
 const ConfigSchema = v.object({
   PORT: integer(8080, 0, 65535),
   HOST: v.optional(v.string(), '0.0.0.0'),
@@ -59,8 +86,22 @@ const ConfigSchema = v.object({
   UPSTREAM_TIMEOUT_MS: integer(15_000, 100, 600_000),
   /** Most upstream pages one legacy search may read before it fails with 502. */
   UPSTREAM_MAX_PAGES: integer(100, 1, 10_000),
-  /** `_count` asked of the upstream on every search. */
-  UPSTREAM_PAGE_SIZE: integer(1000, 1, 10_000),
+  /** `_count` asked of the upstream on every search; unset: 1000, or the profile's page cap if lower (src/upstream/profiles.ts). */
+  UPSTREAM_PAGE_SIZE: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(10_000))),
+  // What the upstream does not do, beyond its CapabilityStatement (docs/decisions.md, "Site codes and upstream profiles").
+  /** A named profile of src/upstream/profiles.ts; unset: none, the statement and observation alone. */
+  UPSTREAM_PROFILE: v.optional(v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(', ')}`)),
+  /** `_include` values the upstream does not carry out; replaces the profile's list. */
+  UPSTREAM_UNSUPPORTED_INCLUDES: includeList,
+  /** `_revinclude` values the upstream does not carry out; replaces the profile's list. */
+  UPSTREAM_UNSUPPORTED_REVINCLUDES: includeList,
+  /** Search parameters (`Type:param`) the upstream lacks; replaces the profile's list. */
+  UPSTREAM_UNSUPPORTED_PARAMS: paramList,
+  // Site codes (src/site-codes.ts): which records an operation selects, where sites code them differently.
+  /** The Observation category (or categories) that makes an Observation an Assessment. */
+  ASSESSMENT_CATEGORY: tokenList(DEFAULT_SITE_CODES['assessment-category']),
+  /** The Goal category (or categories) of social-determinants goals (SDOHGoal). */
+  SDOH_GOAL_CATEGORY: tokenList(DEFAULT_SITE_CODES['sdoh-goal-category']),
   /** Largest upstream answer accepted, in bytes (502 beyond). */
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1024, 2 ** 31),
   // Upstream resilience (docs/decisions.md, "Upstream resilience").

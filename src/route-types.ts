@@ -3,6 +3,7 @@
  */
 import type { LegacyShape } from '../mappers/legacy-shape.ts';
 import type { ParamName } from './params.ts';
+import type { SiteSelector } from './site-codes.ts';
 
 /**
  * What the caller must present (spec sections 5 and 7):
@@ -34,8 +35,11 @@ export interface UpstreamQuery {
    * a patient's care, whose `_include` brings the records of this type.
    */
   patientScope?: { resourceType: string; include: string };
-  /** Parameters always sent, e.g. the category that makes an Observation an Assessment. */
-  fixed?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * The codes that make a record one of this operation's, e.g. the category that makes an
+   * Observation an Assessment: named here, set per site (src/site-codes.ts), always sent.
+   */
+  select?: SiteSelector;
   /** `_include` values: referenced resources the mapper reads, fetched in the same round trip. */
   include?: readonly string[];
   /** `_revinclude` values: resources pointing at the results that the mapper reads. */

@@ -39,7 +39,7 @@ const immunization: UpstreamQuery = { resourceType: 'Immunization', dateParam: '
 const condition: UpstreamQuery = { resourceType: 'Condition', dateParam: 'onset-date', include: withPatient('Condition') };
 /** Coverage has no date search parameter in FHIR R4: the dates are compared with its period here. */
 const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period' };
-const sdohGoal: UpstreamQuery = { resourceType: 'Goal', dateParam: 'start-date', fixed: [['category', 'sdoh']], include: withPatient('Goal') };
+const sdohGoal: UpstreamQuery = { resourceType: 'Goal', dateParam: 'start-date', select: 'sdoh-goal-category', include: withPatient('Goal') };
 const specimen: UpstreamQuery = { resourceType: 'Specimen', dateParam: 'collected', include: withPatient('Specimen') };
 /** A practitioner "of a patient" is one who took part in the patient's encounters. */
 const practitioner: UpstreamQuery = { resourceType: 'Practitioner', patientScope: { resourceType: 'Encounter', include: 'Encounter:participant' } };
@@ -110,8 +110,8 @@ export const ROUTES: readonly Route[] = [
   bundleSearch({ name: 'Encounter.search', path: '/Encounter', summary: 'Search encounters', auth: 'optional', params: ['patient'], upstream: encounter, shape: encounterShape, bundleType: 'searchset' }),
   read('Encounter.read', '/Encounter/:id', 'Read one encounter', encounter, encounterShape),
 
-  // Assessment (spec 2.10): survey-category Observations, a bare array.
-  { name: 'Assessments.search', kind: 'search', method: 'GET', path: '/api/Assessments', summary: 'Search assessments (survey observations)', auth: 'forbidden-without-token', params: DATED, upstream: { resourceType: 'Observation', dateParam: 'date', fixed: [['category', 'survey']], include: withPatient('Observation') }, shape: assessmentShape, envelope: 'array' },
+  // Assessment (spec 2.10): survey-category Observations (the site's ASSESSMENT_CATEGORY), a bare array.
+  { name: 'Assessments.search', kind: 'search', method: 'GET', path: '/api/Assessments', summary: 'Search assessments (survey observations)', auth: 'forbidden-without-token', params: DATED, upstream: { resourceType: 'Observation', dateParam: 'date', select: 'assessment-category', include: withPatient('Observation') }, shape: assessmentShape, envelope: 'array' },
 
   // Coverage (spec 2.11)
   coverageSearch,
@@ -127,7 +127,7 @@ export const ROUTES: readonly Route[] = [
   // Order (spec 2.14): ServiceRequests with the reports based on them, a bare array.
   { name: 'Orders.search', kind: 'search', method: 'GET', path: '/Orders', summary: 'Search orders', auth: 'forbidden-without-token', params: DATED, upstream: { resourceType: 'ServiceRequest', dateParam: 'authored', revinclude: ['DiagnosticReport:based-on'] }, shape: orderShape, envelope: 'array' },
 
-  // Goal, social-determinants side (spec 2.15)
+  // Goal, social-determinants side (spec 2.15): the site's SDOH_GOAL_CATEGORY
   bundleSearch({ name: 'SDOHGoal.search', path: '/api/SDOHGoal', summary: 'Search social-determinants goals', auth: 'optional', params: DATED, upstream: sdohGoal, shape: goalShape, bundleType: 'searchset' }),
   read('SDOHGoal.read', '/api/SDOHGoal/:id', 'Read one social-determinants goal', sdohGoal, goalShape),
 

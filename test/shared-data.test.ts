@@ -14,6 +14,7 @@ import { orderShape } from '../mappers/order.mapper.ts';
 import { provenanceShape } from '../mappers/provenance.mapper.ts';
 import type { Route } from '../src/route-types.ts';
 import { ROUTES } from '../src/routes.ts';
+import { DEFAULT_SITE_CODES } from '../src/site-codes.ts';
 import { expectBundle, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../../shared/data', import.meta.url));
@@ -127,7 +128,7 @@ describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
 
   /** How many records of a route's upstream type the source files hold (its fixed category counted). */
   function sourceRecordsOf(route: Route): number {
-    const category = route.upstream.fixed?.find(([name]) => name === 'category')?.[1];
+    const category = route.upstream.select === undefined ? undefined : DEFAULT_SITE_CODES[route.upstream.select];
     if (category === 'sdoh') return counts.sdohGoals;
     if (category === 'survey') return counts.surveys;
     return counts.byType.get(route.upstream.resourceType) ?? 0;

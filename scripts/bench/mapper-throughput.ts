@@ -6,6 +6,7 @@ import type { Bundle, Resource } from '@medplum/fhirtypes';
 import { createMapContext, type LegacyShape } from '../../mappers/legacy-shape.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { ROUTES } from '../../src/routes.ts';
+import { DEFAULT_SITE_CODES } from '../../src/site-codes.ts';
 import type { FhirResource } from '../../src/upstream/fhir-client.ts';
 
 export interface MapperFigure {
@@ -36,8 +37,8 @@ export function measureMappers(minMs = 400): MapperFigure[] {
   const context = createMapContext(resources);
   const shapes = new Map<string, { shape: LegacyShape; resourceType: string; filter?: (r: FhirResource) => boolean }>();
   for (const route of ROUTES) {
-    const fixed = route.upstream.fixed?.[0];
-    const filter = fixed ? (r: FhirResource) => JSON.stringify(r.category ?? []).includes(`"${fixed[1]}"`) : undefined;
+    const code = route.upstream.select === undefined ? undefined : DEFAULT_SITE_CODES[route.upstream.select];
+    const filter = code ? (r: FhirResource) => JSON.stringify(r.category ?? []).includes(`"${code}"`) : undefined;
     shapes.set(route.shape.name, { shape: route.shape, resourceType: route.upstream.resourceType, filter });
     if (route.kind === 'search') for (const shape of Object.values(route.includedEntries ?? {})) shapes.set(shape.name, { shape, resourceType: shape.name });
   }

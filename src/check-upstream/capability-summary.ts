@@ -4,6 +4,7 @@
  * table reads it does not list (the service then learns what it can do by asking).
  */
 import type { Config } from '../config.ts';
+import { upstreamSetupFor } from '../upstream/profiles.ts';
 import { FhirClient } from '../upstream/fhir-client.ts';
 import { isObject } from '../upstream/fhir-json.ts';
 import type { Transport } from '../upstream/transport.ts';
@@ -25,7 +26,7 @@ export async function describeStatement(url: string, transport: Transport, confi
     transport,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxPages: config.UPSTREAM_MAX_PAGES,
-    pageSize: config.UPSTREAM_PAGE_SIZE,
+    pageSize: upstreamSetupFor(config).pageSize,
     maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
   });
   const statement = await client.capabilityStatement();

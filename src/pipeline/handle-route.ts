@@ -8,6 +8,7 @@ import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
+import type { SiteCodes } from '../site-codes.ts';
 import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
 import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from './access-control.ts';
 import { enforceAuthPolicy, refuseTokenElsewhere } from './auth.ts';
@@ -29,6 +30,8 @@ export interface PipelineDeps {
   client: FhirClient;
   /** What the service knows of its upstream (capabilities), for the plans. */
   knowledge: UpstreamKnowledge;
+  /** The codes the site selects its operations' records with (src/site-codes.ts). */
+  siteCodes: SiteCodes;
   /** Id of each response Bundle ("generated per response", spec 2.1). */
   newBundleId: () => string;
   /** Makes each upstream call with the bearer of the access mode (passthrough: the caller's token). */
@@ -102,7 +105,7 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
 }
 
 function planDeps(deps: PipelineDeps): PlanDeps {
-  return { client: deps.client, knowledge: deps.knowledge, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback };
+  return { client: deps.client, knowledge: deps.knowledge, siteCodes: deps.siteCodes, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback };
 }
 
 /** `start_date` / `end_date` against a Period element: kept when the period overlaps the range. */

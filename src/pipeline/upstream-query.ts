@@ -4,12 +4,16 @@
  */
 import type { LegacyParams } from '../params.ts';
 import type { Route } from '../route-types.ts';
+import { selectorParam, type SiteCodes } from '../site-codes.ts';
 import type { SearchParams } from '../upstream/fhir-client.ts';
 
-/** The FHIR search parameters of a search route, includes apart (src/pipeline/plans/ adds those it sends). */
-export function upstreamSearchParams(route: Route, params: LegacyParams): SearchParams {
+/**
+ * The FHIR search parameters of a search route, includes apart (src/pipeline/plans/ adds those it
+ * sends); a route's selector becomes the site's codes for it.
+ */
+export function upstreamSearchParams(route: Route, params: LegacyParams, siteCodes: SiteCodes): SearchParams {
   const { upstream } = route;
-  const query: [string, string][] = [...(upstream.fixed ?? []).map(([name, value]): [string, string] => [name, value])];
+  const query: [string, string][] = upstream.select === undefined ? [] : [selectorParam(upstream.select, siteCodes)];
   if (params.patient !== undefined) query.push(['patient', `Patient/${params.patient}`]);
   if (upstream.dateParam !== undefined) {
     if (params.start_date !== undefined) query.push([upstream.dateParam, `ge${params.start_date}`]);

@@ -1,8 +1,11 @@
 /**
  * What the upstream FHIR server can do for a search, as far as the service knows: what its
- * CapabilityStatement declares (`searchInclude`, `searchRevInclude` per resource type), and what was
- * observed since (an include the server was asked for and did not carry out). Generic FHIR: no
- * legacy operation is named here; src/pipeline/plans/ decides what to do with it.
+ * CapabilityStatement declares (`searchInclude`, `searchRevInclude`, `searchParam` per resource
+ * type), what the site and the named profile state beyond it (src/upstream/profiles.ts), and what
+ * was observed since (an include the server was asked for and did not carry out). Generic FHIR: no
+ * legacy operation or server is named here; src/pipeline/plans/ decides what to do with it.
+ *
+ * Precedence, strongest first: observed; the site's configuration; the statement; the profile.
  */
 import { isObject } from './fhir-json.ts';
 
@@ -17,13 +20,41 @@ interface DeclaredSearch {
   params: ReadonlySet<string> | undefined;
 }
 
+/**
+ * Limits stated outside the CapabilityStatement, as lists of what the server does not do:
+ * `_include` / `_revinclude` values (`*` for all, `!value` for an exception to `*`) and search
+ * parameters as `Type:param`. An exception only takes the value out of the list: whether the server
+ * carries it out is then for the statement and observation to say.
+ */
+export interface StatedLimits {
+  readonly unsupportedIncludes?: readonly string[];
+  readonly unsupportedRevincludes?: readonly string[];
+  readonly unsupportedParams?: readonly string[];
+}
+
+/** The site's limits (above the statement) and the profile's (below it). */
+export interface StatedLayers {
+  readonly site?: StatedLimits;
+  readonly profile?: StatedLimits;
+}
+
+/** Whether a stated list names a value as unsupported. */
+function listed(list: readonly string[] | undefined, value: string): boolean {
+  if (list === undefined) return false;
+  return list.includes(value) || (list.includes('*') && !list.includes(`!${value}`));
+}
+
+const LIST_OF = { include: 'unsupportedIncludes', revinclude: 'unsupportedRevincludes' } as const;
+
 export class UpstreamCapabilities {
   #declared: ReadonlyMap<string, DeclaredSearch>;
+  readonly #stated: StatedLayers;
   /** Observations by `include|Type|value` / `revinclude|Type|value`; they outlive a new statement. */
   readonly #observed = new Map<string, boolean>();
 
-  constructor(declared: ReadonlyMap<string, DeclaredSearch> = new Map()) {
+  constructor(declared: ReadonlyMap<string, DeclaredSearch> = new Map(), stated: StatedLayers = {}) {
     this.#declared = declared;
+    this.#stated = stated;
   }
 
   /** Takes what a (newer) CapabilityStatement declares; what was observed stays. */
@@ -44,9 +75,11 @@ export class UpstreamCapabilities {
   /** Whether a search of `type` takes the search parameter `name` (`_`-parameters are the server's own, always taken). */
   param(type: string, name: string): Support {
     if (name.startsWith('_')) return 'yes';
+    const key = `${type}:${name}`;
+    if (listed(this.#stated.site?.unsupportedParams, key)) return 'no';
     const declared = this.#declared.get(type)?.params;
-    if (declared === undefined || declared.size === 0) return 'unknown';
-    return declared.has(name) ? 'yes' : 'no';
+    if (declared !== undefined && declared.size > 0) return declared.has(name) ? 'yes' : 'no';
+    return listed(this.#stated.profile?.unsupportedParams, key) ? 'no' : 'unknown';
   }
 
   /** Records what a search showed: the server did (or did not) carry out this include. */
@@ -57,8 +90,9 @@ export class UpstreamCapabilities {
   #support(kind: 'include' | 'revinclude', type: string, value: string, declared: ReadonlySet<string> | undefined): Support {
     const observed = this.#observed.get(`${kind}|${type}|${value}`);
     if (observed !== undefined) return observed ? 'yes' : 'no';
-    if (declared === undefined) return 'unknown';
-    return declared.has(value) || declared.has('*') ? 'yes' : 'no';
+    if (listed(this.#stated.site?.[LIST_OF[kind]], value)) return 'no';
+    if (declared !== undefined) return declared.has(value) || declared.has('*') ? 'yes' : 'no';
+    return listed(this.#stated.profile?.[LIST_OF[kind]], value) ? 'no' : 'unknown';
   }
 }
 
@@ -66,8 +100,8 @@ export class UpstreamCapabilities {
  * Reads a CapabilityStatement's server `rest` entry. Anything that is not one (an error body, a
  * server without `/metadata`) declares nothing: every include is then `unknown` and is observed.
  */
-export function capabilitiesFrom(statement: unknown): UpstreamCapabilities {
-  return new UpstreamCapabilities(declaredSearches(statement));
+export function capabilitiesFrom(statement: unknown, stated: StatedLayers = {}): UpstreamCapabilities {
+  return new UpstreamCapabilities(declaredSearches(statement), stated);
 }
 
 function declaredSearches(statement: unknown): Map<string, DeclaredSearch> {

@@ -45,9 +45,14 @@ export function adaptParams(
 
 /**
  * FHIR token search on a code, Coding, CodeableConcept or a list of them: `code` matches any
- * coding with that code, `system|code` the coding with both, `|code` a coding without a system.
+ * coding with that code, `system|code` the coding with both, `|code` a coding without a system;
+ * a comma-separated list matches any of its tokens (a site's codes may be several, src/site-codes.ts).
  */
 export function matchesToken(element: unknown, value: string): boolean {
+  return value.split(',').some((token) => matchesOneToken(element, token));
+}
+
+function matchesOneToken(element: unknown, value: string): boolean {
   const bar = value.indexOf('|');
   const system = bar === -1 ? undefined : value.slice(0, bar);
   const code = bar === -1 ? value : value.slice(bar + 1);

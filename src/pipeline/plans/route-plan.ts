@@ -5,6 +5,7 @@
  */
 import type { LegacyParams } from '../../params.ts';
 import type { ReadRoute, SearchRoute } from '../../route-types.ts';
+import type { SiteCodes } from '../../site-codes.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../../upstream/fhir-client.ts';
 import type { UpstreamCaller } from '../access-control.ts';
 import { upstreamSearchParams } from '../upstream-query.ts';
@@ -16,6 +17,8 @@ export interface PlanDeps {
   client: FhirClient;
   knowledge: UpstreamKnowledge;
   upstream: UpstreamCaller;
+  /** The codes the site selects its operations' records with. */
+  siteCodes: SiteCodes;
   onFallback?: (kind: FallbackKind, value: string) => void;
 }
 
@@ -35,7 +38,7 @@ export async function fetchSearch(route: SearchRoute, params: LegacyParams, toke
   const context = contextFor(token, deps);
   if (patientScope === undefined || params.patient === undefined) {
     const revincludes = params._revinclude === undefined ? revinclude : [...revinclude, params._revinclude];
-    return searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params), includes: include, revincludes }, context);
+    return searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes }, context);
   }
   // A type with no patient parameter (Practitioner): the patient's records of the scope type, and what they include.
   const scoped = await searchWithIncludes(
@@ -54,7 +57,7 @@ export async function fetchRead(route: ReadRoute, id: string, token: string | un
   }
   // A read that needs referenced records is a search by _id, so they come in the same round trip.
   const result = await searchWithIncludes(
-    { resourceType, params: [['_id', id], ...upstreamSearchParams(route, {})], includes: include, revincludes: revinclude },
+    { resourceType, params: [['_id', id], ...upstreamSearchParams(route, {}, deps.siteCodes)], includes: include, revincludes: revinclude },
     contextFor(token, deps),
   );
   return { record: result.matches.find((match) => match.id === id), included: result.included, pages: result.pages };

@@ -3,20 +3,22 @@
  * Workers): the CapabilityStatement, read on first use and again every CAPABILITIES_REFRESH_MS,
  * and what searches showed since (src/upstream/capabilities.ts).
  */
-import { UpstreamCapabilities } from '../../upstream/capabilities.ts';
+import { UpstreamCapabilities, type StatedLayers } from '../../upstream/capabilities.ts';
 import type { FhirClient } from '../../upstream/fhir-client.ts';
 
 /** A server's capabilities change with its deployments, not between requests. */
 export const CAPABILITIES_REFRESH_MS = 10 * 60 * 1000;
 
 export class UpstreamKnowledge {
-  readonly capabilities = new UpstreamCapabilities();
+  readonly capabilities: UpstreamCapabilities;
   readonly #client: FhirClient;
   #readAt = Number.NEGATIVE_INFINITY;
   #reading: Promise<void> | undefined;
 
-  constructor(client: FhirClient) {
+  /** `stated`: what the site and the named profile say beyond the statement (src/upstream/profiles.ts). */
+  constructor(client: FhirClient, stated: StatedLayers = {}) {
     this.#client = client;
+    this.capabilities = new UpstreamCapabilities(new Map(), stated);
   }
 
   /**

@@ -1,0 +1,37 @@
+/**
+ * Site codes and the upstream profile on Workers: read from the bindings, they reach the pipeline
+ * through the same assembly as on Node, and a bad one is named in the misconfiguration answer.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { createWorker } from '../../src/entry/worker.ts';
+
+const ctx = { waitUntil: () => {}, passThroughOnException: () => {} };
+
+async function onWorker(bindings: Record<string, string>, path: string): Promise<Response> {
+  return createWorker().fetch(new Request(`http://facade.test${path}`), { UPSTREAM_URL: inject('upstreamUrl'), UPSTREAM_TIMEOUT_MS: '5000', ...bindings }, ctx);
+}
+
+describe('site configuration on a Worker', () => {
+  // The Worker logs each request to the console; here those lines would only be noise.
+  beforeAll(() => void vi.spyOn(console, 'log').mockImplementation(() => {}));
+  afterAll(() => vi.restoreAllMocks());
+
+  it("selects SDOHGoal and Assessments with the bindings' codes", async () => {
+    const ours = (await (await onWorker({}, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
+    expect(ours.entry.length).toBeGreaterThan(0);
+    const elsewhere = (await (await onWorker({ SDOH_GOAL_CATEGORY: 'http://other.example/categories|sdoh', UPSTREAM_PROFILE: 'oracle-health' }, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
+    expect(elsewhere.entry).toEqual([]);
+    const surveys = (await (await onWorker({}, '/api/Assessments?patient=1&access_token=t')).json()) as unknown[];
+    const history = (await (await onWorker({ ASSESSMENT_CATEGORY: 'social-history' }, '/api/Assessments?patient=1&access_token=t')).json()) as unknown[];
+    expect(history.length).toBeGreaterThan(0);
+    expect(history.length).not.toBe(surveys.length);
+  });
+
+  it('answers a bad profile or code with the key named', async () => {
+    for (const [key, value] of [['UPSTREAM_PROFILE', 'cerner-millennium'], ['ASSESSMENT_CATEGORY', 'survey, exam']]) {
+      const response = await onWorker({ [key!]: value! }, '/api/SDOHGoal?patient=1');
+      expect(response.status).toBe(500);
+      expect(JSON.stringify(await response.json())).toContain(`${key}:`);
+    }
+  });
+});
