@@ -3,7 +3,7 @@
  * record has both. Dates are `YYYY-MM-DD`, or the absent-reason object when the report has none.
  */
 import * as v from 'valibot';
-import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import type { FhirResource } from '../src/fhir/primitives.ts';
 import {
   codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
   text, type Json,

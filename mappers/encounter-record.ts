@@ -3,7 +3,7 @@
  * built from the Encounter and the resources its search included. Key order and null-for-unknown
  * are documented in docs/decisions.md ("Encounter record").
  */
-import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import type { FhirResource } from '../src/fhir/primitives.ts';
 import { displayName, object, objects, ownEntry, referenceOf, text } from './fhir-values.ts';
 import type { MapContext } from './legacy-shape.ts';
 

@@ -3,25 +3,15 @@
  * that several payloads repeat (spec section 2 notation: coding, CodeableConcept, reference, meta).
  */
 import * as v from 'valibot';
-import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import { datePart, isObject, normalizeReference, ownEntry, type FhirResource, type Json } from '../src/fhir/primitives.ts';
 
-export type Json = Record<string, unknown>;
+// The FHIR primitives (src/fhir/primitives.ts), passed on so a mapper imports its readers from one place.
+export { datePart, isObject, normalizeReference, ownEntry, type Json };
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The value as an array of objects ([] for anything else). */
 export function objects(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
-}
-
-/**
- * `table[key]` for a key that comes from outside (an upstream code, a resource type): only the
- * table's own entries, so `constructor` or `__proto__` never finds what every object inherits.
- */
-export function ownEntry<T>(table: Readonly<Record<string, T>> | undefined, key: string | undefined): T | undefined {
-  return table !== undefined && key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 export function object(value: unknown): Json | undefined {
@@ -32,23 +22,10 @@ export function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** `Type/id` from a relative, absolute or versioned FHIR reference; undefined for other forms. */
-export function normalizeReference(reference: unknown): string | undefined {
-  if (typeof reference !== 'string') return undefined;
-  const match = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(reference);
-  return match ? `${match[1]}/${match[2]}` : undefined;
-}
-
 /** The reference string of a FHIR Reference, normalized to `Type/id` where possible. */
 export function referenceOf(value: unknown): string | undefined {
   const ref = text(object(value)?.reference);
   return normalizeReference(ref) ?? ref;
-}
-
-/** `YYYY-MM-DD` as written in a FHIR date, dateTime or instant (no time-zone conversion). */
-export function datePart(value: unknown): string | undefined {
-  const written = text(value);
-  return written && /^\d{4}-\d{2}-\d{2}/.test(written) ? written.slice(0, 10) : undefined;
 }
 
 /** A FHIR instant as a timestamp with milliseconds and a numeric UTC offset (meta.lastUpdated). */

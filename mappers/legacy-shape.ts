@@ -3,7 +3,7 @@
  * resource, and the valibot schema its output must satisfy (tests check every response against it).
  */
 import type * as v from 'valibot';
-import type { FhirResource } from '../src/upstream/fhir-client.ts';
+import type { FhirResource } from '../src/fhir/primitives.ts';
 import { displayName, isObject, normalizeReference, object, referenceOf, text, type Json } from './fhir-values.ts';
 
 /** Lookups over the resources that came in the same upstream answer (`_include` / `_revinclude`). */

@@ -9,7 +9,7 @@ import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { passthroughAccess, type AccessControl } from './pipeline/access-control.ts';
 import { callerToken } from './pipeline/auth.ts';
-import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/handle-route.ts';
+import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps } from './pipeline/legacy-operation.ts';
 import { callerKey, etagMatches, renderBody, storedBody, webHashing, type Hashing } from './cache/cache-key.ts';
 import type { CacheOutcome, KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { Metrics } from './metrics.ts';

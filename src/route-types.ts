@@ -26,16 +26,6 @@ export interface UpstreamQuery {
   /** Upstream search parameter that `start_date`, `end_date` and `date` compare against. */
   dateParam?: string;
   /**
-   * For a type with no date search parameter (Coverage): the Period element that `start_date` and
-   * `end_date` are compared with here, after the search (a record matches when its period overlaps).
-   */
-  datePeriod?: string;
-  /**
-   * For a type with no `patient` search parameter (Practitioner): the search that finds the records of
-   * a patient's care, whose `_include` brings the records of this type.
-   */
-  patientScope?: { resourceType: string; include: string };
-  /**
    * The codes that make a record one of this operation's, e.g. the category that makes an
    * Observation an Assessment: named here, set per site (src/site-codes.ts), always sent.
    */

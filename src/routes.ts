@@ -37,12 +37,12 @@ const careTeam: UpstreamQuery = { resourceType: 'CareTeam', dateParam: 'date', i
 const allergy: UpstreamQuery = { resourceType: 'AllergyIntolerance', dateParam: 'date', include: withPatient('AllergyIntolerance') };
 const immunization: UpstreamQuery = { resourceType: 'Immunization', dateParam: 'date' };
 const condition: UpstreamQuery = { resourceType: 'Condition', dateParam: 'onset-date', include: withPatient('Condition') };
-/** Coverage has no date search parameter in FHIR R4: the dates are compared with its period here. */
-const coverage: UpstreamQuery = { resourceType: 'Coverage', datePeriod: 'period' };
+/** Coverage has no date search parameter in FHIR R4: the plans compare the dates with its period (plans/type-strategies.ts). */
+const coverage: UpstreamQuery = { resourceType: 'Coverage' };
 const sdohGoal: UpstreamQuery = { resourceType: 'Goal', dateParam: 'start-date', select: 'sdoh-goal-category', include: withPatient('Goal') };
 const specimen: UpstreamQuery = { resourceType: 'Specimen', dateParam: 'collected', include: withPatient('Specimen') };
-/** A practitioner "of a patient" is one who took part in the patient's encounters. */
-const practitioner: UpstreamQuery = { resourceType: 'Practitioner', patientScope: { resourceType: 'Encounter', include: 'Encounter:participant' } };
+/** Practitioner has no patient parameter: the plans find a patient's through their encounters (plans/type-strategies.ts). */
+const practitioner: UpstreamQuery = { resourceType: 'Practitioner' };
 /** Everything the serialized Encounter record needs, in the one round trip of the search. */
 const encounter: UpstreamQuery = {
   resourceType: 'Encounter',

@@ -17,6 +17,7 @@ import { servedPaths } from '../src/served-paths.ts';
 import { SCENARIOS } from './contract/scenarios.ts';
 import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf, PROVENANCES_ABOUT_A } from './support/cross-patient-data.ts';
+import { patientScopeOf } from '../src/pipeline/plans/type-strategies.ts';
 import { expectOutcome } from './support/embedded-service.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
 import { startTestService, type TestService } from './support/facade.ts';
@@ -30,9 +31,10 @@ const appReadOnly: PatientApp = { clientId: 'app-a-read', secret: 'secret-ar-012
 const appANarrow: PatientApp = { clientId: 'app-a-narrow', secret: 'secret-an-0123456789', patient: A, scope: 'patient/Condition.rs' };
 const appBrief: PatientApp = { clientId: 'app-a-brief', secret: 'secret-ab-0123456789', patient: A, scope: 'patient/*.read', ttl: 1 };
 /** Routes whose search reads another type first (a patient scope), and apps for A granted the route's type with or without that one. */
-const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === 'search' && route.upstream.patientScope !== undefined);
+const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === 'search' && patientScopeOf(route.upstream.resourceType) !== undefined);
 const scopedApps = (route: Route) => {
-  const { resourceType, patientScope } = route.upstream;
+  const { resourceType } = route.upstream;
+  const patientScope = patientScopeOf(resourceType);
   const app = (suffix: string, scope: string): PatientApp => ({ clientId: `app-a-${resourceType}-${suffix}`, secret: `secret-${resourceType}-${suffix}-0123456789`, patient: A, scope });
   return {
     typeOnly: app('only', `patient/${resourceType}.read`),
@@ -260,7 +262,7 @@ describe('a search that reads another type first (a patient scope)', () => {
     '$label by patient needs that type searchable too (403 otherwise); without patient, its own type only',
     async ({ route, path }) => {
       const apps = scopedApps(route);
-      const through = route.upstream.patientScope!.resourceType;
+      const through = patientScopeOf(route.upstream.resourceType)!.resourceType;
       // Granted the route's type alone, the token would learn from the other type's records (who treated the patient).
       const typeOnly = await tokenFor(apps.typeOnly);
       await expectErrorCode(await call(jwtFacade, route, path, `patient=${A}`, typeOnly), 403, 'scope-denied');

@@ -10,13 +10,13 @@
  *
  * Nothing here names an endpoint: the route table's resource type and patient element say it all.
  */
-import { normalizeReference, ownEntry } from '../../mappers/fhir-values.ts';
+import { normalizeReference, patientOf, type FhirResource } from '../fhir/primitives.ts';
 import type { Caller, CallerValidator } from '../auth/caller-token.ts';
 import type { ServiceCredential } from '../auth/service-credential.ts';
 import { FacadeError } from '../errors.ts';
 import type { Route } from '../route-types.ts';
-import type { FhirResource } from '../upstream/fhir-client.ts';
-import type { PreparedRequest } from './handle-route.ts';
+import type { PreparedRequest } from './legacy-operation.ts';
+import { patientScopeOf } from './plans/type-strategies.ts';
 
 /** The records of one answer: the route's matches and the records included with them. */
 export interface AnswerRecords {
@@ -57,18 +57,8 @@ export const passthroughAccess: AccessControl = {
 /** Types whose records belong to no patient (directory data): they follow the scopes only. */
 const NON_PATIENT_TYPES = new Set(['Practitioner', 'PractitionerRole', 'Organization', 'Location']);
 
-/** The element naming a record's patient where it is neither `subject` nor `patient` (a FHIR fact, one place). */
-const PATIENT_ELEMENT: Readonly<Record<string, string>> = { Coverage: 'beneficiary' };
-
-/** The id of the patient a record belongs to: Coverage's `beneficiary`, else `subject`, else `patient`. */
-export function patientOf(resource: FhirResource): string | undefined {
-  if (resource.resourceType === 'Patient') return resource.id;
-  const element = ownEntry(PATIENT_ELEMENT, resource.resourceType);
-  const owner = element === undefined ? (resource.subject ?? resource.patient) : resource[element];
-  const reference = typeof owner === 'object' && owner !== null ? (owner as { reference?: unknown }).reference : undefined;
-  const normalized = normalizeReference(reference);
-  return normalized?.startsWith('Patient/') ? normalized.slice('Patient/'.length) : undefined;
-}
+/** Whose patient a record is: one FHIR fact, in src/fhir/primitives.ts (passed on for the pipeline). */
+export { patientOf };
 
 export interface ServiceAccessOptions {
   validateCaller: CallerValidator;
@@ -99,7 +89,7 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
       }
       // A search through a patient scope reads that type's records first (Practitioners through the
       // patient's Encounters): its answer tells about them, so the token must grant searching them too.
-      const through = route.upstream.patientScope;
+      const through = patientScopeOf(type);
       if (route.kind === 'search' && through !== undefined && params.patient !== undefined && !caller.scopes.allows(through.resourceType, 'search')) {
         throw new FacadeError('scope-denied', `the token's scopes do not grant searching ${through.resourceType}, which this search reads`);
       }

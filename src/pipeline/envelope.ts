@@ -1,7 +1,7 @@
 /**
  * Wraps mapped records the way each legacy operation returns them (spec 2.1, 2.10, 2.14).
  */
-import type { Json } from '../../mappers/fhir-values.ts';
+import type { Json } from '../fhir/primitives.ts';
 import type { BundleType } from '../route-types.ts';
 
 /** One mapped record with the resource type and id its `full_url` is made of. */

@@ -7,14 +7,10 @@
  * ("Talking to the upstream").
  */
 import { FacadeError } from '../errors.ts';
+import { isObject, type FhirResource } from '../fhir/primitives.ts';
 import { MAX_JSON_DEPTH } from '../json-limits.ts';
 
-/** A FHIR resource as the client sees it: only `resourceType` and `id` are relied on. */
-export interface FhirResource {
-  resourceType: string;
-  id?: string;
-  [key: string]: unknown;
-}
+export type { FhirResource };
 
 /** One entry of a search Bundle: its resource and what the server says it is there for. */
 export interface BundleEntry {
@@ -167,9 +163,7 @@ function badBody(detail: string, reason = 'not-fhir'): FacadeError {
   return new FacadeError('upstream-bad-body', detail, { reason });
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 /** A FHIR resource type name: a capital, then letters (never `constructor` or `__proto__`). */
 const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;

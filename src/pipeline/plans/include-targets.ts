@@ -4,7 +4,7 @@
  * fallbacks (include-fallbacks.ts) fetch exactly these, so an answer built from them is the answer
  * the include would have given: no more records, no fewer.
  */
-import { normalizeReference } from '../../../mappers/fhir-values.ts';
+import { normalizeReference } from '../../fhir/primitives.ts';
 
 /**
  * Elements an `_include=<Type>:<param>` follows, by `Type:param` (FHIR R4 search parameter paths).

@@ -9,6 +9,7 @@ import type { SiteCodes } from '../../site-codes.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../../upstream/fhir-client.ts';
 import type { UpstreamCaller } from '../access-control.ts';
 import { upstreamSearchParams } from '../upstream-query.ts';
+import { filterByPeriod, patientScopeOf } from './type-strategies.ts';
 import { searchWithIncludes, type FallbackKind, type PlanContext } from './search-plan.ts';
 import type { UpstreamKnowledge } from './upstream-knowledge.ts';
 
@@ -34,11 +35,14 @@ function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
 
 /** The records of a search route: the matches and what the mappers read beside them. */
 export async function fetchSearch(route: SearchRoute, params: LegacyParams, token: string | undefined, deps: PlanDeps): Promise<SearchResult> {
-  const { resourceType, patientScope, include = [], revinclude = [] } = route.upstream;
+  const { resourceType, include = [], revinclude = [] } = route.upstream;
+  const patientScope = patientScopeOf(resourceType);
   const context = contextFor(token, deps);
   if (patientScope === undefined || params.patient === undefined) {
     const revincludes = params._revinclude === undefined ? revinclude : [...revinclude, params._revinclude];
-    return searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes }, context);
+    const result = await searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes }, context);
+    // A type with no date parameter (Coverage): the legacy date range compared with its period here.
+    return { ...result, matches: filterByPeriod(resourceType, result.matches, params) };
   }
   // A type with no patient parameter (Practitioner): the patient's records of the scope type, and what they include.
   const scoped = await searchWithIncludes(

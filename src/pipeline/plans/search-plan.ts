@@ -1,7 +1,7 @@
 /**
  * How one FHIR search with includes is fetched from this upstream: the includes it carries out are
  * sent, the others are fetched by the fallbacks, and what a search showed is remembered (the
- * upstream's capabilities). The one place that decides it; src/pipeline/handle-route.ts asks for
+ * upstream's capabilities). The one place that decides it; src/pipeline/legacy-operation.ts asks for
  * records and maps them (docs/decisions.md, "Includes the upstream does not carry out").
  */
 import { FacadeError } from '../../errors.ts';

@@ -2,8 +2,8 @@
  * One legacy operation from request to payload: auth policy → parameters → upstream FHIR query →
  * mapper → envelope. Nothing here is specific to one endpoint; the route entry says it all.
  */
-import type { Json } from '../../mappers/fhir-values.ts';
-import { datePart, ownEntry } from '../../mappers/fhir-values.ts';
+import type { Json } from '../fhir/primitives.ts';
+import { ownEntry } from '../fhir/primitives.ts';
 import { createMapContext } from '../../mappers/legacy-shape.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
@@ -88,7 +88,7 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
   const { params } = request;
   const result = await fetchSearch(route, params, request.token, planDeps(deps));
   const { matches, included } = request.access.visible(route, {
-    matches: filterByPeriod(result.matches, route.upstream.datePeriod, params),
+    matches: result.matches,
     included: result.included,
   });
   const context = createMapContext([...matches, ...included]);
@@ -106,34 +106,6 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
 
 function planDeps(deps: PipelineDeps): PlanDeps {
   return { client: deps.client, knowledge: deps.knowledge, siteCodes: deps.siteCodes, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback };
-}
-
-/** `start_date` / `end_date` against a Period element: kept when the period overlaps the range. */
-function filterByPeriod(resources: FhirResource[], element: string | undefined, params: LegacyParams): FhirResource[] {
-  const { start_date: from, end_date: to } = params;
-  if (element === undefined || (from === undefined && to === undefined)) return resources;
-  return resources.filter((resource) => {
-    const period = resource[element] as { start?: unknown; end?: unknown } | undefined;
-    const start = dateBound(period?.start, 'first');
-    const end = dateBound(period?.end, 'last');
-    // As in FHIR date search, a record with no period at all does not match a date filter.
-    if (start === undefined && end === undefined) return false;
-    return (to === undefined || start === undefined || start <= to) && (from === undefined || end === undefined || end >= from);
-  });
-}
-
-/** The first or last day a FHIR date of any precision (`2019`, `2019-05`, `2019-05-04…`) covers. */
-function dateBound(value: unknown, which: 'first' | 'last'): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const day = datePart(value);
-  if (day !== undefined) return day;
-  const partial = /^(\d{4})(?:-(\d{2}))?$/.exec(value);
-  if (!partial) return undefined;
-  const [, year, month] = partial;
-  if (which === 'first') return `${year}-${month ?? '01'}-01`;
-  if (month === undefined) return `${year}-12-31`;
-  const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
-  return `${year}-${month}-${String(lastDay).padStart(2, '0')}`;
 }
 
 async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
