@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/servers.ts';
 import { measureMappers } from './bench/mapper-throughput.ts';
+import { measureRoundTrips, roundTripMarkdown } from './bench/round-trips.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -58,6 +59,8 @@ await new Promise((resolve) => child.once('exit', resolve));
 const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny];
 
 const mappers = measureMappers();
+console.error('  upstream round trips per operation behind each personality');
+const roundTrips = await measureRoundTrips();
 const ratio = (a: Row, b: Row) => (a.requestsPerSecond / b.requestsPerSecond).toFixed(2);
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const slowest = Math.min(...mappers.map((m) => m.resourcesPerSecond));
@@ -78,6 +81,10 @@ const lines = [
   `| mapper | FHIR input | resources/s |`,
   `|---|---|---:|`,
   ...mappers.map((m) => `| ${m.shape} | ${m.resourceType} | ${m.resourcesPerSecond} |`),
+  '',
+  'Upstream round trips per legacy operation (one patient), on the embedded server and behind each personality of test/support/personalities (more trips = a fallback; `—` = not served):',
+  '',
+  ...roundTripMarkdown(roundTrips),
 ];
 const table = lines.join('\n');
 console.log(table);
