@@ -1,11 +1,12 @@
 /**
  * Search parameters the upstream does not take (its CapabilityStatement leaves them out): the form
  * it does take, or the same filter applied here after the search (docs/decisions.md, "Search
- * parameters the upstream does not take"). Only filters whose semantics are exact here are moved:
- * a token (`code`, `category`, `status`) and the patient; anything else stays in the query, and a
- * strict server's 400 stays a 502.
+ * parameters the upstream does not take"). Only filters whose semantics are known here are moved:
+ * the patient, a token (`code`, `category`, `status`) and the date parameters the route table uses
+ * (date-filter.ts); anything else stays in the query, and a strict server's 400 stays a 502.
  */
 import type { UpstreamCapabilities } from '../../upstream/capabilities.ts';
+import { isFilterableDate, matchesDate } from './date-filter.ts';
 import type { FhirResource, SearchParams } from '../../upstream/fhir-client.ts';
 
 /** A filter applied to the matches after the search, in place of a parameter the server lacks. */
@@ -36,6 +37,8 @@ export function adaptParams(
       substituted.push('patient');
     } else if (Object.hasOwn(TOKEN_ELEMENTS, name)) {
       filters.push({ param: name, keep: (resource) => matchesToken(resource[TOKEN_ELEMENTS[name]!], value) });
+    } else if (isFilterableDate(type, name)) {
+      filters.push({ param: name, keep: (resource) => matchesDate(resource, type, name, value) });
     } else {
       adapted.push([name, value]); // no exact stand-in: the server answers for it
     }

@@ -35,7 +35,7 @@ export function filterByPeriod(type: string, resources: FhirResource[], params: 
 }
 
 /** The first or last day a FHIR date of any precision (`2019`, `2019-05`, `2019-05-04…`) covers. */
-function dateBound(value: unknown, which: 'first' | 'last'): string | undefined {
+export function dateBound(value: unknown, which: 'first' | 'last'): string | undefined {
   if (typeof value !== 'string') return undefined;
   const day = datePart(value);
   if (day !== undefined) return day;

@@ -18,6 +18,11 @@ const CERNER_INCLUDES = ['revinclude:Provenance:target'] as const;
 
 /** Parameters the facade sends that some servers lack: Goal `category` (Cerner §7), Specimen `patient` (HealthLake §5). */
 const MISSING_PARAMS = { Goal: ['category'], Specimen: ['patient'] } as const;
+/** Every date parameter the service searches with (docs/decisions.md, "Which date each date filter compares"). */
+const MISSING_DATES = {
+  AllergyIntolerance: ['date'], CarePlan: ['date'], CareTeam: ['date'], Condition: ['onset-date'], DiagnosticReport: ['date'], Goal: ['start-date'],
+  Immunization: ['date'], Observation: ['date'], Procedure: ['date'], ServiceRequest: ['authored'], Specimen: ['collected'],
+} as const;
 
 const cernerIncludes = (otherwise: IncludeSupport['otherwise'], declared = false): IncludeSupport => ({ allowed: CERNER_INCLUDES, otherwise, declared });
 
@@ -115,6 +120,12 @@ export const PERSONALITIES: readonly Personality[] = [
     name: 'strict-unknown-params',
     reproduces: 'Unknown search parameter → 400 HAPI-0524 whatever `Prefer` says (HAPI §1, Medplum §2, IBM §10), on a server without Goal `category` (Cerner §7) and Specimen `patient` (HealthLake §5).',
     unknownParams: { missing: MISSING_PARAMS, handling: 'strict' },
+    exercised: ['searchesWithoutMissingParams'],
+  },
+  {
+    name: 'date-params-missing',
+    reproduces: 'Composition, no single documented server: no date search parameter on any type the service searches (Oracle Health has only a few, §7; Goal only target-date), unknown ones refused with 400 (§1, §2, §10).',
+    unknownParams: { missing: MISSING_DATES, handling: 'strict' },
     exercised: ['searchesWithoutMissingParams'],
   },
   {

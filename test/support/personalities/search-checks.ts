@@ -110,6 +110,13 @@ export const SEARCH_CHECKS: Record<string, ProxyCheck> = {
     expect(matchIds(found.body).length).toBeGreaterThan(0);
   },
 
+  'date-params-missing': async (ctx) => {
+    const { baseUrl } = ctx.proxy;
+    expect((await getFhir(`${baseUrl}/DiagnosticReport?patient=Patient/1&date=ge2020-01-01`)).status).toBe(400);
+    expect((await getFhir(`${baseUrl}/DiagnosticReport?patient=Patient/1`)).status).toBe(200);
+    expect((await capability(ctx, 'Condition')).searchParam?.map((param) => param.name)).not.toContain('onset-date');
+  },
+
   'strict-unknown-params': async (ctx) => {
     const { baseUrl } = ctx.proxy;
     for (const [query, prefer] of [
