@@ -11,8 +11,8 @@ import { IDS_PER_SEARCH } from '../src/pipeline/plans/include-fallbacks.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 
-/** What the server behind the proxy does with an include it is asked for. */
-type IncludeHandling = 'ignore' | 'refuse';
+/** What the server behind the proxy does with an include it is asked for; `ignore-no-or` also reads `a,b` as one value (no OR lists). */
+type IncludeHandling = 'ignore' | 'refuse' | 'ignore-no-or';
 
 interface IncludeLimitingProxy {
   origin: string;
@@ -43,6 +43,9 @@ async function startIncludeLimitingProxy(target: string, handling: IncludeHandli
       return send(400, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] });
     }
     for (const [name, value] of unsupported) url.searchParams.delete(name, value);
+    if (handling === 'ignore-no-or' && [...url.searchParams].some(([name, value]) => name !== '_include' && name !== '_revinclude' && value.includes(','))) {
+      return send(200, { resourceType: 'Bundle', type: 'searchset', entry: [] }); // "a,b" matched as one literal value: nothing
+    }
     fetch(`${target}${url.pathname}${url.search}`, { headers: { accept: 'application/fhir+json' } })
       .then(async (answer) => send(answer.status, await answer.json()))
       .catch(() => res.destroy());
@@ -113,10 +116,11 @@ describe.each([
         const before = proxy.received.length;
         const expected = await answerOf(plain, path);
         expect(await answerOf(service, path), path).toBe(expected);
-        // One search (and its retry without includes), then per included type and per revinclude one
-        // search for each batch of IDS_PER_SEARCH records: a count of batches, never of records.
+        // One search (and its retry without includes), then per included type and per revinclude at
+        // most two searches (the batch, and a check of an empty one) for each batch of IDS_PER_SEARCH
+        // records: a count of batches, never of records.
         const batches = Math.max(1, Math.ceil(recordsIn(expected) / IDS_PER_SEARCH));
-        expect(proxy.received.length - before, path).toBeLessThanOrEqual(2 + (4 + 3) * batches);
+        expect(proxy.received.length - before, path).toBeLessThanOrEqual(2 + (4 + 3) * 2 * batches);
       }
     }
   });
@@ -125,5 +129,20 @@ describe.each([
     proxy.received.length = 0;
     await answerOf(service, `/Encounter?patient=${patients[0]}`);
     expect(proxy.received.filter((url) => /_include=|_revinclude=(?!Provenance)/.test(decodeURIComponent(url)))).toEqual([]);
+  });
+});
+
+describe('an upstream that ignores includes and reads a comma-separated list as one value', () => {
+  it('is refused (502) rather than shortened: a batched search answered empty is checked with one value alone', async () => {
+    const strict = await startIncludeLimitingProxy(new URL(plain.upstreamUrl).origin, 'ignore-no-or', false);
+    const facade = await startTestService({ UPSTREAM_URL: `${strict.origin}/fhir`, CACHE_ENABLED: 'false' });
+    try {
+      const response = await facade.get(`/Encounter?patient=${patients[0]}`);
+      expect(response.status).toBe(502);
+      expect(((await response.json()) as { issue: { details: { text: string } }[] }).issue[0]?.details.text).toBe('upstream-search-problem');
+    } finally {
+      await facade.close();
+      await strict.close();
+    }
   });
 });

@@ -60,6 +60,9 @@ export class UpstreamCapabilities {
   /** Takes what a (newer) CapabilityStatement declares; what was observed stays. */
   declare(statement: unknown): void {
     this.#declared = declaredSearches(statement);
+    // A new statement (every 10 minutes) starts the observations afresh: a server's deployments
+    // change what it carries out, and one caller's refusal must not stand for ever.
+    this.#observed.clear();
   }
 
   /** Whether a search of `type` carries out `_include=value`. */

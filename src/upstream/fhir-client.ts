@@ -57,6 +57,11 @@ export class FhirClient {
    * The deadline of one legacy request's upstream work, every call and page included: the plans
    * pass it to each call they make, so fallbacks cannot stretch a request past UPSTREAM_TIMEOUT_MS.
    */
+  /** Most upstream pages one legacy request may read, all its searches together (the plans' budget). */
+  get maxPages(): number {
+    return this.#options.maxPages;
+  }
+
   deadline(timeoutMs = this.#options.timeoutMs): Deadline {
     return { signal: AbortSignal.timeout(timeoutMs), at: Date.now() + timeoutMs };
   }

@@ -4,6 +4,7 @@
  * number of types and chunks, never with the number of records (docs/decisions.md, "Includes the
  * upstream does not carry out").
  */
+import { FacadeError } from '../../errors.ts';
 import type { FhirResource, SearchParams } from '../../upstream/fhir-client.ts';
 import { includePaths, referencesAt, reverseSearch } from './include-targets.ts';
 
@@ -20,6 +21,8 @@ export interface IncludeCheck {
   referenced: number;
   /** Of those, how many the answer lacked (and were fetched). */
   missing: number;
+  /** The `Type/id` of those it lacked. */
+  missingReferences: Set<string>;
 }
 
 /**
@@ -39,7 +42,7 @@ export async function fetchMissingIncludes(
   for (const include of includes) {
     const target = includePaths(include);
     if (target === undefined) continue;
-    const check: IncludeCheck = { include, referenced: 0, missing: 0 };
+    const check: IncludeCheck = { include, referenced: 0, missing: 0, missingReferences: new Set() };
     for (const match of matches) {
       for (const path of target.paths) {
         for (const reference of referencesAt(match, path)) {
@@ -48,6 +51,7 @@ export async function fetchMissingIncludes(
           check.referenced += 1;
           if (have.has(reference)) continue;
           check.missing += 1;
+          check.missingReferences.add(reference);
           const ids = wanted.get(type) ?? new Set<string>();
           ids.add(id);
           wanted.set(type, ids);
@@ -58,7 +62,7 @@ export async function fetchMissingIncludes(
   }
   const found: FhirResource[] = [];
   for (const [type, ids] of wanted) {
-    for (const batch of batches([...ids])) found.push(...(await fetchRecords(type, [['_id', batch.join(',')]])).filter((r) => r.resourceType === type));
+    for (const batch of batches([...ids])) found.push(...(await searchBatch(fetchRecords, type, '_id', batch)));
   }
   return { found, checks };
 }
@@ -75,12 +79,22 @@ export async function fetchRevIncludes(
   for (const revinclude of revincludes) {
     const reverse = reverseSearch(revinclude);
     if (reverse === undefined) continue;
-    for (const batch of batches(targets)) {
-      const records = await fetchRecords(reverse.resourceType, [[reverse.param, batch.join(',')]]);
-      found.push(...records.filter((record) => record.resourceType === reverse.resourceType));
-    }
+    for (const batch of batches(targets)) found.push(...(await searchBatch(fetchRecords, reverse.resourceType, reverse.param, batch)));
   }
   return found;
+}
+
+/**
+ * One batched search (`param=a,b,…`, FHIR's OR). A server that read the comma otherwise would answer
+ * nothing, and a shortened answer would pass for a complete one: an empty answer to a batch is
+ * checked once with its first value alone, and a record found then is a 502, never a silent gap.
+ */
+async function searchBatch(fetchRecords: FetchRecords, type: string, param: string, values: readonly string[]): Promise<FhirResource[]> {
+  const records = (await fetchRecords(type, [[param, values.join(',')]])).filter((record) => record.resourceType === type);
+  if (records.length > 0 || values.length < 2) return records;
+  const alone = (await fetchRecords(type, [[param, values[0]!]])).filter((record) => record.resourceType === type);
+  if (alone.length > 0) throw new FacadeError('upstream-search-problem', 'the upstream does not read a comma-separated list as OR', { reason: 'no-or-lists' });
+  return records;
 }
 
 function batches<T>(items: readonly T[]): T[][] {

@@ -3,6 +3,7 @@
  * when the type has no patient parameter), or its by-id read (a search by `_id` when the record
  * needs included ones), with includes carried out natively or by fallback (search-plan.ts).
  */
+import { FacadeError } from '../../errors.ts';
 import type { LegacyParams } from '../../params.ts';
 import type { ReadRoute, SearchRoute } from '../../route-types.ts';
 import type { SiteCodes } from '../../site-codes.ts';
@@ -26,9 +27,18 @@ export interface PlanDeps {
 /** One legacy request's plan context: one deadline for all its upstream calls. */
 function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
   const deadline = deps.client.deadline();
+  // One budget for the whole request: its search reads at most UPSTREAM_MAX_PAGES pages, and with
+  // its fallback searches it reads at most twice that, so memory and round trips stay bounded.
+  const budget = 2 * deps.client.maxPages;
+  let pages = 0;
   return {
-    capabilities: () => deps.knowledge.current(),
-    search: (type, params) => deps.upstream(token, (bearer) => deps.client.search(type, params, bearer, deadline)),
+    capabilities: () => deps.knowledge.current(deadline),
+    search: async (type, params) => {
+      const result = await deps.upstream(token, (bearer) => deps.client.search(type, params, bearer, deadline));
+      pages += result.pages;
+      if (pages > budget) throw new FacadeError('upstream-too-many-pages', `more than ${budget} pages for one request`, { reason: 'too-many-pages' });
+      return result;
+    },
     onFallback: deps.onFallback,
   };
 }

@@ -18,6 +18,9 @@ export interface PlannedSearch {
   revincludes: readonly string[];
 }
 
+/** The smallest cap a server puts on what one include brings (Azure's documented 100). */
+const SMALLEST_INCLUDE_CAP = 100;
+
 /** A fallback the plan used, for `/metrics`: an include or revinclude fetched by other searches, a parameter put another way or applied here. */
 export type FallbackKind = 'include' | 'revinclude' | 'includes-refused' | 'param-substituted' | 'param-filtered';
 
@@ -76,21 +79,25 @@ export async function searchWithIncludes(planned: PlannedSearch, plan: PlanConte
     if (check.missing > 0) ctx.onFallback?.('include', check.include);
     // Only an include sent and left wholly undone teaches "unsupported"; a partial one may be a cap.
     if (includes.includes(check.include) && check.referenced > 0) {
+      const foundSome = forward.found.some((record) => check.missingReferences.has(keyOf(record)));
       if (check.missing === 0) capabilities.observe('include', resourceType, check.include, true);
-      else if (check.missing === check.referenced && forward.found.length > 0) capabilities.observe('include', resourceType, check.include, false);
+      else if (check.missing === check.referenced && foundSome) capabilities.observe('include', resourceType, check.include, false);
     }
   }
 
   for (const revinclude of planned.revincludes) {
     const type = revinclude.split(':')[0] ?? '';
     const sent = revincludes.includes(revinclude);
-    const broughtSome = result.included.some((resource) => resource.resourceType === type);
-    if (sent && broughtSome) capabilities.observe('revinclude', resourceType, revinclude, true);
+    const brought = result.included.filter((resource) => resource.resourceType === type).length;
+    if (sent && brought > 0) capabilities.observe('revinclude', resourceType, revinclude, true);
+    // Servers cap what an include brings (Azure 100, HAPI 1,000 a page) and say so at best in a
+    // warning: as many as a cap, and the reverse search checks that nothing was cut off.
+    const mayBeCapped = brought >= SMALLEST_INCLUDE_CAP;
     // Sent and known to work, or nothing to point at: the answer stands as it came.
-    if (result.matches.length === 0 || (sent && (broughtSome || capabilities.revinclude(resourceType, revinclude) === 'yes'))) continue;
+    if (result.matches.length === 0 || (sent && !mayBeCapped && (brought > 0 || capabilities.revinclude(resourceType, revinclude) === 'yes'))) continue;
     // Not sent, or sent to a server that may have ignored it: the reverse search finds what it would have brought.
     const found = await fetchRevIncludes(result.matches, [revinclude], fetchRecords);
-    if (sent && found.length > 0) capabilities.observe('revinclude', resourceType, revinclude, false);
+    if (sent && !mayBeCapped && found.length > 0) capabilities.observe('revinclude', resourceType, revinclude, false);
     if (found.length > 0 || !sent) ctx.onFallback?.('revinclude', revinclude);
     add(found);
   }
@@ -102,7 +109,11 @@ export async function searchWithIncludes(planned: PlannedSearch, plan: PlanConte
  * Servers order includes differently, and so do the fallbacks; the legacy answer must not.
  */
 function canonicalOrder(records: FhirResource[]): FhirResource[] {
-  return records.sort((a, b) => a.resourceType.localeCompare(b.resourceType) || (a.id ?? '').localeCompare(b.id ?? '', 'en', { numeric: true }));
+  const id = (record: FhirResource) => record.id ?? '';
+  // Numeric collation makes `01` and `1` equal: the plain comparison then decides, never the server's order.
+  return records.sort(
+    (a, b) => a.resourceType.localeCompare(b.resourceType) || id(a).localeCompare(id(b), 'en', { numeric: true }) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0),
+  );
 }
 
 function includeParam(include: string): [string, string] {

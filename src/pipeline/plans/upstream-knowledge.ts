@@ -4,7 +4,7 @@
  * and what searches showed since (src/upstream/capabilities.ts).
  */
 import { UpstreamCapabilities, type StatedLayers } from '../../upstream/capabilities.ts';
-import type { FhirClient } from '../../upstream/fhir-client.ts';
+import type { Deadline, FhirClient } from '../../upstream/fhir-client.ts';
 
 /** A server's capabilities change with its deployments, not between requests. */
 export const CAPABILITIES_REFRESH_MS = 10 * 60 * 1000;
@@ -25,11 +25,13 @@ export class UpstreamKnowledge {
    * The capabilities. The first request waits for the statement (briefly: a server without one
    * must not slow it down); later ones never wait, a due refresh runs beside them.
    */
-  async current(): Promise<UpstreamCapabilities> {
+  async current(deadline?: Deadline): Promise<UpstreamCapabilities> {
     const neverRead = this.#readAt === Number.NEGATIVE_INFINITY;
     if (Date.now() - this.#readAt >= CAPABILITIES_REFRESH_MS) {
+      // Never longer than the request that waits for it has left.
+      const wait = Math.max(1, Math.min(METADATA_TIMEOUT_MS, (deadline?.at ?? Number.POSITIVE_INFINITY) - Date.now()));
       this.#reading ??= this.#client
-        .capabilityStatement(this.#client.deadline(METADATA_TIMEOUT_MS))
+        .capabilityStatement(this.#client.deadline(wait))
         .then((statement) => {
           if (statement !== undefined) this.capabilities.declare(statement);
           // No statement (the server has none, or was down): includes are observed meanwhile, and it is asked again soon.
