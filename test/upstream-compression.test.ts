@@ -10,7 +10,7 @@ import { brotliCompressSync, constants, createBrotliCompress, deflateSync, gzipS
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodedBody } from '../src/upstream/node-decoding.ts';
 import { readLimited } from '../src/upstream/transport.ts';
-import { page, sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
+import { drainedOrClosed, page, sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -147,16 +147,3 @@ describe('a decompression bomb', () => {
     expect(pulled).toBeLessThan(members / 4);
   });
 });
-
-/** Resolves when the response can take more or the client has gone, leaving no listener behind. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}

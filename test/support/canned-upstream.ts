@@ -76,3 +76,16 @@ export function page(resources: object[], next?: string): object {
     link: next === undefined ? [] : [{ relation: 'next', url: next }],
   };
 }
+
+/** Resolves when the response can take more or the client has gone, leaving no listener behind. */
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

@@ -5,7 +5,7 @@
  */
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { page, startCannedUpstream, type CannedUpstream } from '../support/canned-upstream.ts';
+import { drainedOrClosed, page, startCannedUpstream, type CannedUpstream } from '../support/canned-upstream.ts';
 
 const REPORTS = Array.from({ length: 40 }, (_, index) => ({
   resourceType: 'DiagnosticReport',
@@ -49,17 +49,4 @@ export async function startFaultUpstream(): Promise<CannedUpstream> {
     send(res, 200, PLAIN);
   });
   return upstream;
-}
-
-/** Resolves when the response can take more or the client has gone, leaving no listener behind. */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
