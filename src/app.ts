@@ -67,7 +67,8 @@ type FacadeEnv = {
 export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
-  const newBundleId = options.newBundleId ?? (() => crypto.randomUUID());
+  // The old system's Bundle ids are 32 lowercase hex characters without dashes (../shared/LEGACY-WIRE.md).
+  const newBundleId = options.newBundleId ?? (() => crypto.randomUUID().replaceAll('-', ''));
   const access = options.access ?? passthroughAccess;
   const auditSink = options.audit ?? silentAuditSink;
   const deps: PipelineDeps = {

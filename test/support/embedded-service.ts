@@ -51,7 +51,8 @@ export interface LegacyBundle {
 
 const bundleSchema = v.strictObject({
   resourceType: v.literal('Bundle'),
-  id: v.pipe(v.string(), v.uuid()),
+  // As the old system writes them (../shared/LEGACY-WIRE.md): 32 lowercase hex, no dashes.
+  id: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/)),
   type: v.picklist(['searchset', 'search set']),
   entry: v.array(v.strictObject({ full_url: v.pipe(v.string(), v.regex(/^\/[A-Za-z]+\/[A-Za-z0-9\-.]*$/)), resource: v.unknown() })),
   total: v.number(),
