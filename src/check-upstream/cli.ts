@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { scrubToken } from '../migration/token-scan.ts';
+import { MIN_TOKEN_LENGTH_SOUGHT } from '../token-match.ts';
 import type { Transport } from '../upstream/transport.ts';
 import { formatJson, formatTable } from './report.ts';
 import { checkUpstream } from './run.ts';
@@ -66,13 +67,11 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-const MIN_SCRUBBED_LENGTH = 8;
-
 export async function runCheckUpstreamCli(args: readonly string[], io: CliIo): Promise<number> {
   const token = io.env[TOKEN_VARIABLE] === '' ? undefined : io.env[TOKEN_VARIABLE];
   // Nothing printed holds the token (catalog texts, route names, failure kinds); scrubbed anyway. Not a
   // placeholder of a few letters, given for a server that takes no token: it would blank out words.
-  const scrub = (text: string) => (token !== undefined && token.length >= MIN_SCRUBBED_LENGTH ? scrubToken(text, token) : text);
+  const scrub = (text: string) => (token !== undefined && token.length >= MIN_TOKEN_LENGTH_SOUGHT ? scrubToken(text, token) : text);
   try {
     const parsed = parse(args);
     if (parsed.help) {

@@ -7,7 +7,7 @@
  *
  * Precedence, strongest first: observed; the site's configuration; the statement; the profile.
  */
-import { isObject } from './fhir-json.ts';
+import { isObject } from '../fhir/primitives.ts';
 
 /** `yes`: declared or seen to work; `no`: declared absent or seen to fail; `unknown`: neither. */
 export type Support = 'yes' | 'no' | 'unknown';
@@ -49,7 +49,7 @@ const LIST_OF = { include: 'unsupportedIncludes', revinclude: 'unsupportedRevinc
 export class UpstreamCapabilities {
   #declared: ReadonlyMap<string, DeclaredSearch>;
   readonly #stated: StatedLayers;
-  /** Observations by `include|Type|value` / `revinclude|Type|value`; they outlive a new statement. */
+  /** Observations by `include|Type|value` / `revinclude|Type|value`; a new statement clears them. */
   readonly #observed = new Map<string, boolean>();
 
   constructor(declared: ReadonlyMap<string, DeclaredSearch> = new Map(), stated: StatedLayers = {}) {
@@ -57,7 +57,7 @@ export class UpstreamCapabilities {
     this.#stated = stated;
   }
 
-  /** Takes what a (newer) CapabilityStatement declares; what was observed stays. */
+  /** Takes what a (newer) CapabilityStatement declares, and starts observing afresh. */
   declare(statement: unknown): void {
     this.#declared = declaredSearches(statement);
     // A new statement (every 10 minutes) starts the observations afresh: a server's deployments

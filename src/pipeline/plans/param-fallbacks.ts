@@ -5,9 +5,10 @@
  * the patient, a token (`code`, `category`, `status`) and the date parameters the route table uses
  * (date-filter.ts); anything else stays in the query, and a strict server's 400 stays a 502.
  */
+import { ownEntry, type FhirResource } from '../../fhir/primitives.ts';
 import type { UpstreamCapabilities } from '../../upstream/capabilities.ts';
+import type { SearchParams } from '../../upstream/fhir-client.ts';
 import { isFilterableDate, matchesDate } from './date-filter.ts';
-import type { FhirResource, SearchParams } from '../../upstream/fhir-client.ts';
 
 /** A filter applied to the matches after the search, in place of a parameter the server lacks. */
 export interface PostFilter {
@@ -29,14 +30,15 @@ export function adaptParams(
   const filters: PostFilter[] = [];
   const substituted: string[] = [];
   for (const [name, value] of params) {
+    const tokenElement = ownEntry(TOKEN_ELEMENTS, name);
     if (capabilities.param(type, name) !== 'no') {
       adapted.push([name, value]);
     } else if (name === 'patient' && capabilities.param(type, 'subject') !== 'no') {
       // FHIR's `patient` is `subject` restricted to Patients: with the typed reference, the same records.
       adapted.push(['subject', value]);
       substituted.push('patient');
-    } else if (Object.hasOwn(TOKEN_ELEMENTS, name)) {
-      filters.push({ param: name, keep: (resource) => matchesToken(resource[TOKEN_ELEMENTS[name]!], value) });
+    } else if (tokenElement !== undefined) {
+      filters.push({ param: name, keep: (resource) => matchesToken(resource[tokenElement], value) });
     } else if (isFilterableDate(type, name)) {
       filters.push({ param: name, keep: (resource) => matchesDate(resource, type, name, value) });
     } else {
