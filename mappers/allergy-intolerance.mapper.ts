@@ -1,14 +1,13 @@
 /**
  * AllergyIntolerance (spec 2.6). No `id` and no `meta`: the spec's field list has neither. Status
- * codings are `{system, code}` only; `patient` is written display first, as the spec writes it, the
- * display being the written one or the included Patient's name.
+ * codings are `{system, code}` only; `patient` is `{display, reference}`, display first, the
+ * display the patient's name as `Given, Family` (../shared/LEGACY-WIRE.md).
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, legacyConcept, object, objects, systemCodes, systemCodeSchema, text, type
-  Json,
+  codeableConceptSchema, legacyConcept, object, objects, referenceOf, systemCodes, systemCodeSchema, text, type Json,
 } from './fhir-values.ts';
-import { defineShape, namedReference, type MapContext } from './legacy-shape.ts';
+import { defineShape, patientName, type MapContext } from './legacy-shape.ts';
 
 const statusSchema = v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) }));
 
@@ -16,14 +15,15 @@ function status(value: unknown): Json | null {
   return object(value) ? { coding: systemCodes(value) } : null;
 }
 
+/** Display first, `Given, Family` (`", "` for a patient without a name): the old system's AllergyIntolerance form. */
 function patient(value: unknown, context: MapContext): Json | null {
-  const named = namedReference(value, context);
-  // Display first: the key order the old system's AllergyIntolerance shows (../shared/LEGACY-WIRE.md).
-  return named ? { display: named.display, reference: named.reference } : null;
+  const reference = referenceOf(value);
+  return reference ? { display: patientName(value, context, ', '), reference } : null;
 }
 
 export const allergyIntoleranceShape = defineShape({
   name: 'AllergyIntolerance',
+  withoutId: true,
   schema: v.strictObject({
     resourceType: v.literal('AllergyIntolerance'),
     code: v.nullable(codeableConceptSchema),
@@ -32,7 +32,7 @@ export const allergyIntoleranceShape = defineShape({
     ),
     clinicalStatus: statusSchema,
     verificationStatus: statusSchema,
-    patient: v.nullable(v.strictObject({ display: v.nullable(v.string()), reference: v.string() })),
+    patient: v.nullable(v.strictObject({ display: v.string(), reference: v.string() })),
   }),
   map: (allergy, context) => ({
     resourceType: 'AllergyIntolerance',

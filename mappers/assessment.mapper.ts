@@ -4,8 +4,9 @@
  * See docs/decisions.md ("Assessments").
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, displayedReferenceSchema, effectiveTimestamp, legacyConcept, legacyMeta, text } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { codeableConceptSchema, effectiveTimestamp, legacyConcept, legacyMeta, patientReferenceSchema, text } from './fhir-values.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 export const assessmentShape = defineShape({
   name: 'Assessment',
@@ -14,15 +15,15 @@ export const assessmentShape = defineShape({
     meta: v.string(),
     status: v.nullable(v.string()),
     code: v.nullable(codeableConceptSchema),
-    subject: v.nullable(displayedReferenceSchema),
-    effectiveDateTime: v.nullable(v.string()),
+    subject: v.nullable(patientReferenceSchema),
+    effectiveDateTime: v.nullable(legacyTimestampSchema),
   }),
   map: (observation, context) => ({
     resourceType: 'Assessment',
     meta: JSON.stringify(legacyMeta(observation)),
     status: text(observation.status) ?? null,
     code: legacyConcept(observation.code) ?? null,
-    subject: namedReference(observation.subject, context) ?? null,
-    effectiveDateTime: effectiveTimestamp(observation) ?? null,
+    subject: patientReference(observation.subject, context) ?? null,
+    effectiveDateTime: context.time.timestamp(effectiveTimestamp(observation)) ?? null,
   }),
 });

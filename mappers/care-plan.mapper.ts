@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot';
 import {
-  displayedReferenceSchema, legacyMeta, metaSchema, object, objects, systemCodeSchema, systemCodes, text,
+  legacyMeta, metaSchema, object, objects, patientReferenceSchema, systemCodes, systemCodeSchema, text,
 } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
 
 /** The narrative's two members; a narrative missing either is not a usable one, so it counts as absent. */
 function narrative(value: unknown): { status: string; div: string } | null {
@@ -27,7 +27,7 @@ export const carePlanShape = defineShape({
     status: v.nullable(v.string()),
     intent: v.nullable(v.string()),
     category: v.array(v.strictObject({ coding: v.array(systemCodeSchema) })),
-    subject: v.nullable(displayedReferenceSchema),
+    subject: v.nullable(patientReferenceSchema),
   }),
   map: (plan, context) => ({
     resourceType: 'CarePlan',
@@ -38,6 +38,6 @@ export const carePlanShape = defineShape({
     intent: text(plan.intent) ?? null,
     category: objects(plan.category).map((concept) => ({ coding: systemCodes(concept) })),
     // Display: the written one, else the included Patient's name (as on Observation).
-    subject: namedReference(plan.subject, context) ?? null,
+    subject: patientReference(plan.subject, context) ?? null,
   }),
 });

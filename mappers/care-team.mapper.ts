@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot';
 import {
-  codingSchema, codings, displayedReferenceSchema, legacyMeta, metaSchema, objects, text,
+  codings, codingSchema, displayedReferenceSchema, legacyMeta, metaSchema, objects, patientReferenceSchema, text,
 } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, namedReference, patientReference } from './legacy-shape.ts';
 
 export const careTeamShape = defineShape({
   name: 'CareTeam',
@@ -16,7 +16,7 @@ export const careTeamShape = defineShape({
     id: v.nullable(v.string()),
     meta: metaSchema,
     status: v.nullable(v.string()),
-    subject: v.nullable(displayedReferenceSchema),
+    subject: v.nullable(patientReferenceSchema),
     participant: v.array(
       v.strictObject({
         role: v.array(v.strictObject({ coding: v.array(codingSchema) })),
@@ -29,7 +29,7 @@ export const careTeamShape = defineShape({
     id: team.id ?? null,
     meta: legacyMeta(team),
     status: text(team.status) ?? null,
-    subject: namedReference(team.subject, context) ?? null,
+    subject: patientReference(team.subject, context) ?? null,
     participant: objects(team.participant).map((participant) => ({
       role: objects(participant.role).map((role) => ({ coding: codings(role) })),
       // namedReference names any reference whose target was included (displayName reads

@@ -2,14 +2,16 @@
  * Condition (spec 2.8). Every field but `abatementDateTime` is required: `null` when the upstream
  * lacks it. `abatementDateTime` is present only on a resolved condition, i.e. only when the upstream
  * writes `abatementDateTime`; otherwise the key is absent. `onsetDateTime` falls back to
- * `onsetPeriod.start`, as effective dates do on Observation and DiagnosticReport.
+ * `onsetPeriod.start`, as effective dates do on Observation and DiagnosticReport. The three are
+ * timestamps (spec 2.8) in the old system's form, a date alone as local midnight.
  */
 import * as v from 'valibot';
 import {
-  codingSchema, codings, displayedReferenceSchema, legacyMeta, metaSchema, object, objects, referenceOf,
-  referenceSchema, text, withDefined, type Json,
+  codingSchema, codings, legacyMeta, metaSchema, object, objects, patientReferenceSchema, referenceOf, referenceSchema,
+  withDefined, type Json,
 } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 const codedSchema = v.strictObject({ coding: v.array(codingSchema) });
 
@@ -28,10 +30,10 @@ export const conditionShape = defineShape({
     verificationStatus: v.nullable(codedSchema),
     category: v.array(codedSchema),
     code: v.nullable(codedSchema),
-    subject: v.nullable(displayedReferenceSchema),
-    recordedDate: v.nullable(v.string()),
-    onsetDateTime: v.nullable(v.string()),
-    abatementDateTime: v.optional(v.string()),
+    subject: v.nullable(patientReferenceSchema),
+    recordedDate: v.nullable(legacyTimestampSchema),
+    onsetDateTime: v.nullable(legacyTimestampSchema),
+    abatementDateTime: v.optional(legacyTimestampSchema),
     encounter: v.nullable(referenceSchema),
   }),
   map: (condition, context) => {
@@ -44,10 +46,10 @@ export const conditionShape = defineShape({
       verificationStatus: coded(condition.verificationStatus),
       category: objects(condition.category).map((concept) => ({ coding: codings(concept) })),
       code: coded(condition.code),
-      subject: namedReference(condition.subject, context) ?? null,
-      recordedDate: text(condition.recordedDate) ?? null,
-      onsetDateTime: text(condition.onsetDateTime) ?? text(object(condition.onsetPeriod)?.start) ?? null,
-      abatementDateTime: text(condition.abatementDateTime),
+      subject: patientReference(condition.subject, context) ?? null,
+      recordedDate: context.time.timestamp(condition.recordedDate) ?? null,
+      onsetDateTime: context.time.timestamp(condition.onsetDateTime ?? object(condition.onsetPeriod)?.start) ?? null,
+      abatementDateTime: context.time.timestamp(condition.abatementDateTime),
       encounter: encounter ? { reference: encounter } : null,
     });
   },

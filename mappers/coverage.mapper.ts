@@ -7,7 +7,8 @@
 import * as v from 'valibot';
 import { text } from './fhir-values.ts';
 import {
-  fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirReferenceSchema, writtenArray, writtenObject,
+  fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirReferenceSchema, withLegacyTimes, writtenArray,
+  writtenObject,
 } from './fhir-passthrough.ts';
 import { defineShape } from './legacy-shape.ts';
 
@@ -30,7 +31,8 @@ export const coverageShape = defineShape({
     payor: v.array(fhirReferenceSchema),
     Class: v.array(classSchema),
   }),
-  map: (coverage) => ({
+  // The period's ends in the old system's timestamp form when they hold a time of day (fhir-passthrough.ts).
+  map: (coverage, context) => withLegacyTimes({
     resourceType: 'Coverage',
     id: coverage.id ?? null,
     identifier: writtenArray(coverage.identifier),
@@ -43,5 +45,5 @@ export const coverageShape = defineShape({
     period: writtenObject(coverage.period),
     payor: writtenArray(coverage.payor),
     Class: writtenArray(coverage.class),
-  }),
+  }, context.time, [], ['period']),
 });

@@ -1,14 +1,15 @@
 /**
  * DiagnosticReport (spec 2.3): two shapes. The search entry has no `id` and no `result`; the by-id
- * record has both. Dates are `YYYY-MM-DD`, or the absent-reason object when the report has none.
+ * record has both. Dates are `YYYY-MM-DD` (spec 2.3: "string (date)"), the local date in the old
+ * system's time zone, or the absent-reason object when the report has none.
  */
 import * as v from 'valibot';
 import type { FhirResource } from '../src/fhir/primitives.ts';
 import {
-  codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, datePart, object, objects, referenceOf, referenceSchema,
+  codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, object, objects, referenceOf, referenceSchema,
   text, type Json,
 } from './fhir-values.ts';
-import { defineShape } from './legacy-shape.ts';
+import { defineShape, type MapContext } from './legacy-shape.ts';
 
 const DATA_ABSENT_REASON_URL = 'http://hl7.org/fhir/StructureDefinition/data-absent-reason';
 const DATA_ABSENT_REASON_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
@@ -27,8 +28,8 @@ const unknownDateSchema = v.strictObject({
 });
 const dateOrUnknownSchema = v.union([dateSchema, unknownDateSchema]);
 
-function effectiveDate(report: FhirResource): string | undefined {
-  return datePart(report.effectiveDateTime) ?? datePart(object(report.effectivePeriod)?.start);
+function effectiveDate(report: FhirResource, context: MapContext): string | undefined {
+  return context.time.date(report.effectiveDateTime ?? object(report.effectivePeriod)?.start);
 }
 
 /** Category codings keep `code` and `display` as null when the upstream leaves them out (spec 2.3). */
@@ -55,7 +56,7 @@ function presentedForm(report: FhirResource): Json[] {
 }
 
 /** The fields both shapes share, in the order of the spec's table. */
-function commonFields(report: FhirResource): Json {
+function commonFields(report: FhirResource, context: MapContext): Json {
   const encounter = referenceOf(report.encounter);
   const subject = referenceOf(report.subject);
   return {
@@ -66,8 +67,8 @@ function commonFields(report: FhirResource): Json {
     status: text(report.status) ?? null,
     code: object(report.code) ? { coding: codings(report.code) } : null,
     subject: subject ? { reference: subject } : null,
-    effectiveDateTime: effectiveDate(report) ?? unknownDate(),
-    issued: datePart(report.issued) ?? unknownDate(),
+    effectiveDateTime: effectiveDate(report, context) ?? unknownDate(),
+    issued: context.time.date(report.issued) ?? unknownDate(),
     performer: displayedReferences(report.performer),
   };
 }
@@ -94,7 +95,7 @@ const commonEntries = {
 export const diagnosticReportSearchEntry = defineShape({
   name: 'DiagnosticReportSearchEntry',
   schema: v.strictObject({ resourceType: v.literal('DiagnosticReport'), ...commonEntries }),
-  map: (report) => ({ resourceType: 'DiagnosticReport', ...commonFields(report) }),
+  map: (report, context) => ({ resourceType: 'DiagnosticReport', ...commonFields(report, context) }),
 });
 
 /** A DiagnosticReport read by id: with `id` and its `result` Observation references. */
@@ -106,10 +107,10 @@ export const diagnosticReportRecord = defineShape({
     ...commonEntries,
     result: v.array(displayedReferenceSchema),
   }),
-  map: (report) => ({
+  map: (report, context) => ({
     resourceType: 'DiagnosticReport',
     id: report.id ?? null,
-    ...commonFields(report),
+    ...commonFields(report, context),
     result: displayedReferences(report.result),
   }),
 });

@@ -5,7 +5,7 @@
  */
 import type { FhirResource } from '../src/fhir/primitives.ts';
 import { displayName, object, objects, ownEntry, referenceOf, text } from './fhir-values.ts';
-import type { MapContext } from './legacy-shape.ts';
+import { patientName, type MapContext } from './legacy-shape.ts';
 
 const LOINC = 'http://loinc.org';
 const NOTE_CODES = { consult: '11488-4', historyAndPhysical: '34117-2', progress: '11506-3' } as const;
@@ -30,14 +30,15 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
   const period = object(encounter.period);
   const notes = context.referencing('DocumentReference', self);
   return {
-    patient_name: orNull(text(object(encounter.subject)?.display) ?? displayName(context.resolve(referenceOf(encounter.subject)))),
+    // The patient's name as every legacy `subject.display` writes it (legacy-shape.ts).
+    patient_name: referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null,
     identifier: orNull(text(objects(encounter.identifier)[0]?.value) ?? encounter.id),
     name: orNull(text(type?.text) ?? text(typeCoding?.display)),
     code: orNull(text(typeCoding?.code)),
     code_system: orNull(text(typeCoding?.system)),
     code_system_name: orNull(ownEntry(CODE_SYSTEM_NAMES, text(typeCoding?.system))),
-    admit_date: orNull(text(period?.start)),
-    discharge_date: orNull(text(period?.end)),
+    admit_date: orNull(context.time.timestamp(period?.start)),
+    discharge_date: orNull(context.time.timestamp(period?.end)),
     location: joined(objects(encounter.location).map((item) => {
       const location = object(item.location);
       return displayName(context.resolve(referenceOf(location))) ?? text(location?.display);

@@ -1,6 +1,7 @@
 /**
  * Encounter (spec 2.9). Its one identifier holds the serialized internal record (encounter-record.ts);
- * the rest follows the FHIR Encounter with the legacy's nulls for unknown ends and displays.
+ * the rest follows the FHIR Encounter with the legacy's nulls for unknown ends and displays. Period
+ * ends are clinical timestamps, in the old system's form (docs/decisions.md, "Timestamps").
  */
 import * as v from 'valibot';
 import {
@@ -8,7 +9,8 @@ import {
   type Json,
 } from './fhir-values.ts';
 import { encounterRecord } from './encounter-record.ts';
-import { defineShape } from './legacy-shape.ts';
+import { defineShape, type MapContext } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 const ACT_CODE_DISPLAYS: Record<string, string> = {
   AMB: 'ambulatory', EMER: 'emergency', FLD: 'field', HH: 'home health', IMP: 'inpatient encounter',
@@ -20,11 +22,11 @@ const ACT_CODE_DISPLAYS: Record<string, string> = {
 const RECORD_IDENTIFIER_TYPE = { coding: [{ code: 'ENCREC', display: 'Encounter record' }], text: 'Encounter record' };
 
 const codeDisplaySchema = v.strictObject({ code: v.nullable(v.string()), display: v.nullable(v.string()) });
-const periodSchema = v.strictObject({ start: v.nullable(v.string()), end: v.nullable(v.string()) });
+const periodSchema = v.strictObject({ start: v.nullable(legacyTimestampSchema), end: v.nullable(legacyTimestampSchema) });
 
-function period(value: unknown): Json {
+function period(value: unknown, { time }: MapContext): Json {
   const written = object(value);
-  return { start: text(written?.start) ?? null, end: text(written?.end) ?? null };
+  return { start: time.timestamp(written?.start) ?? null, end: time.timestamp(written?.end) ?? null };
 }
 
 export const encounterShape = defineShape({
@@ -91,11 +93,11 @@ export const encounterShape = defineShape({
             coding: objects(type.coding).map((coding) => ({ code: text(coding.code) ?? null, display: text(coding.display) ?? null })),
             text: text(type.text) ?? null,
           })),
-          period: period(participant.period),
+          period: period(participant.period, context),
           individual: reference ? { reference, display: text(individual?.display) ?? null } : null,
         };
       }),
-      period: period(encounter.period),
+      period: period(encounter.period, context),
       reasonCode: objects(encounter.reasonCode).map((concept) => ({ coding: systemCodes(concept) })),
       hospitalization: disposition ? { dischargeDisposition: { coding: systemCodes(disposition) } } : null,
       location: objects(encounter.location).flatMap((item) => {

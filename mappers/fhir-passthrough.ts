@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { isObject, normalizeReference, type Json } from './fhir-values.ts';
+import type { LegacyTime } from './legacy-time.ts';
 
 /**
  * A FHIR value as the upstream wrote it, except that every Reference's `reference` is normalized to
@@ -29,6 +30,23 @@ export function writtenObject(value: unknown): Json | null {
 /** `asWritten` of an array member; `[]` when the upstream has none. */
 export function writtenArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value.map(asWritten) : [];
+}
+
+/**
+ * A copy passed through as written, with its FHIR dateTime members (`dateTimes`, and `start`/`end`
+ * of its Period members `periods`) in the old system's timestamp form where they hold a time of day:
+ * the one serializer the old system wrote every timestamp with (docs/decisions.md, "Timestamps").
+ */
+export function withLegacyTimes<T extends Json | null>(value: T, time: LegacyTime, dateTimes: readonly string[], periods: readonly string[] = []): T {
+  if (!value) return value;
+  for (const key of dateTimes) if (key in value) value[key] = time.writtenDateTime(value[key]);
+  for (const key of periods) {
+    const period = value[key];
+    if (!isObject(period)) continue;
+    if ('start' in period) period.start = time.writtenDateTime(period.start);
+    if ('end' in period) period.end = time.writtenDateTime(period.end);
+  }
+  return value;
 }
 
 // ---- valibot pieces for FHIR values passed through as written --------------------------------

@@ -28,7 +28,7 @@ export function referenceOf(value: unknown): string | undefined {
   return normalizeReference(ref) ?? ref;
 }
 
-/** A FHIR instant as a timestamp with milliseconds and a numeric UTC offset (meta.lastUpdated). */
+/** A FHIR instant as a timestamp with milliseconds and a numeric UTC offset: `meta.lastUpdated`, which the old system writes in UTC, not local time. */
 export function timestampWithMillis(value: unknown): string | undefined {
   const written = text(value);
   if (!written) return undefined;
@@ -44,27 +44,33 @@ export function displayedReferences(value: unknown): Json[] {
   });
 }
 
-/** A FHIR effective[x] as written: `effectiveDateTime`, else the start of `effectivePeriod`. */
+/** A FHIR effective[x] as written: `effectiveDateTime`, else the start of `effectivePeriod` (the mapper puts it in legacy form). */
 export function effectiveTimestamp(resource: Json): string | undefined {
   return text(resource.effectiveDateTime) ?? text(object(resource.effectivePeriod)?.start);
 }
 
-/** A person's name as `Given Family` from a FHIR HumanName list (the first usable one). */
-export function humanName(names: unknown): string | undefined {
-  for (const name of objects(names)) {
-    const written = text(name.text);
-    if (written) return written;
-    const given = Array.isArray(name.given) ? name.given.filter((part) => typeof part === 'string') : [];
-    const parts = [...given, text(name.family)].filter((part): part is string => !!part);
-    if (parts.length > 0) return parts.join(' ');
-  }
-  return undefined;
+/**
+ * A person's name as the old system writes it: the first given name, the separator, the family name
+ * (`Alice Newman`, or `Newman`'s `Alice, Newman` form); a part the name lacks is empty, so a name
+ * with no parts at all is the separator alone. The name is the official one, else the usual one,
+ * else the first; a name written only as `text` is that text. Undefined when there is no name.
+ */
+export function personName(names: unknown, separator: string): string | undefined {
+  const list = objects(names);
+  const name = list.find((each) => each.use === 'official') ?? list.find((each) => each.use === 'usual') ?? list[0];
+  if (!name) return undefined;
+  // The first given name: the old system's record has one first and one last name (middle names are later `given` entries).
+  const given = (Array.isArray(name.given) ? name.given : []).find((part): part is string => typeof part === 'string' && part !== '') ?? '';
+  const family = text(name.family) ?? '';
+  const written = text(name.text);
+  if (given === '' && family === '' && written) return written;
+  return `${given}${separator}${family}`;
 }
 
-/** The display name of a Patient, Practitioner, Organization or Location. */
+/** The display name of a Patient, Practitioner, Organization or Location (`Given Family`, or the `name` string). */
 export function displayName(resource: FhirResource | undefined): string | undefined {
   if (!resource) return undefined;
-  return humanName(resource.name) ?? text(resource.name);
+  return personName(resource.name, ' ') ?? text(resource.name);
 }
 
 /** `{system, code, display?}` codings of a CodeableConcept: display only when written (spec 2: optional). */
@@ -119,6 +125,8 @@ export const systemCodeSchema = v.strictObject({ system: v.nullable(v.string()),
 export const codeableConceptSchema = v.strictObject({ coding: v.array(codingSchema), text: v.optional(v.string()) });
 export const referenceSchema = v.strictObject({ reference: v.string() });
 export const displayedReferenceSchema = v.strictObject({ reference: v.string(), display: v.nullable(v.string()) });
+/** A patient reference: its display is always a string, `" "` for a patient without a name (../shared/LEGACY-WIRE.md). */
+export const patientReferenceSchema = v.strictObject({ reference: v.string(), display: v.string() });
 export const metaSchema = v.strictObject({
   versionId: v.nullable(v.string()),
   lastUpdated: v.nullable(v.string()),

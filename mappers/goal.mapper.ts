@@ -6,11 +6,11 @@
  * be read by id; no `meta` (spec 2.2 does not list Goal).
  */
 import * as v from 'valibot';
-import { codeableConceptSchema, displayedReferenceSchema, legacyConcept, text } from './fhir-values.ts';
+import { codeableConceptSchema, legacyConcept, patientReferenceSchema, text } from './fhir-values.ts';
 import {
   fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, writtenArray,
 } from './fhir-passthrough.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
 
 /** FHIR Goal.target, with its detail[x] and due[x] choices. */
 const targetSchema = v.looseObject({
@@ -33,7 +33,7 @@ export const goalShape = defineShape({
     id: v.nullable(v.string()),
     lifecycleStatus: v.nullable(v.string()),
     description: v.nullable(codeableConceptSchema),
-    subject: v.nullable(displayedReferenceSchema),
+    subject: v.nullable(patientReferenceSchema),
     target: v.array(targetSchema),
   }),
   map: (goal, context) => ({
@@ -41,7 +41,7 @@ export const goalShape = defineShape({
     id: goal.id ?? null,
     lifecycleStatus: text(goal.lifecycleStatus) ?? null,
     description: legacyConcept(goal.description) ?? null,
-    subject: namedReference(goal.subject, context) ?? null,
+    subject: patientReference(goal.subject, context) ?? null,
     target: writtenArray(goal.target),
   }),
 });

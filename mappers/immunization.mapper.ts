@@ -9,6 +9,7 @@ import {
   codeableConceptSchema, legacyConcept, object, objects, referenceOf, referenceSchema, text, type Json,
 } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 function statusReason(value: unknown): Json | null {
   const reason = object(value);
@@ -23,21 +24,22 @@ function statusReason(value: unknown): Json | null {
 
 export const immunizationShape = defineShape({
   name: 'Immunization',
+  withoutId: true,
   schema: v.strictObject({
     resourceType: v.literal('Immunization'),
-    occurrenceDateTime: v.nullable(v.string()),
+    occurrenceDateTime: v.nullable(legacyTimestampSchema),
     status: v.nullable(v.string()),
     statusReason: v.nullable(v.strictObject({ text: v.string() })),
     vaccineCode: v.nullable(codeableConceptSchema),
     patient: v.nullable(referenceSchema),
     primarySource: v.nullable(v.boolean()),
   }),
-  map: (immunization) => {
+  map: (immunization, context) => {
     const patient = referenceOf(immunization.patient);
     return {
       resourceType: 'Immunization',
-      // As written; an `occurrenceString` ("last spring") is not a timestamp, so it is not used here.
-      occurrenceDateTime: text(immunization.occurrenceDateTime) ?? null,
+      // A timestamp (spec 2.7); an `occurrenceString` ("last spring") is not one, so it is not used here.
+      occurrenceDateTime: context.time.timestamp(immunization.occurrenceDateTime) ?? null,
       status: text(immunization.status) ?? null,
       statusReason: statusReason(immunization.statusReason),
       vaccineCode: legacyConcept(immunization.vaccineCode) ?? null,

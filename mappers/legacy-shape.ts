@@ -4,7 +4,8 @@
  */
 import type * as v from 'valibot';
 import type { FhirResource } from '../src/fhir/primitives.ts';
-import { displayName, isObject, normalizeReference, object, referenceOf, text, type Json } from './fhir-values.ts';
+import { displayName, isObject, normalizeReference, object, personName, referenceOf, text, type Json } from './fhir-values.ts';
+import { UTC_LEGACY_TIME, type LegacyTime } from './legacy-time.ts';
 
 /** Lookups over the resources that came in the same upstream answer (`_include` / `_revinclude`). */
 export interface MapContext {
@@ -12,6 +13,8 @@ export interface MapContext {
   resolve(reference: unknown): FhirResource | undefined;
   /** The carried resources of `type` that hold a reference to `target` (`Type/id`) anywhere. */
   referencing(type: string, target: string): FhirResource[];
+  /** The old system's forms of time, in the site's time zone. */
+  readonly time: LegacyTime;
 }
 
 export interface LegacyShape {
@@ -20,6 +23,11 @@ export interface LegacyShape {
   /** The legacy payload of one record; strict, so an unexpected key fails the contract tests. */
   readonly schema: v.GenericSchema;
   map(resource: FhirResource, context: MapContext): Json;
+  /**
+   * The kind has no id in the legacy payload at all, searched or read by id (AllergyIntolerance,
+   * Immunization): its `full_url` names the empty id, `/AllergyIntolerance/` (../shared/LEGACY-WIRE.md).
+   */
+  readonly withoutId?: true;
 }
 
 /** Defines a legacy shape; a function so each mapper file reads as one declaration. */
@@ -37,8 +45,26 @@ export function namedReference(value: unknown, context: MapContext): Json | unde
   return { reference, display: text(object(value)?.display) ?? displayName(context.resolve(reference)) ?? null };
 }
 
+/**
+ * `{reference, display}` of a record's patient (`subject`), the display as the old system writes it
+ * (../shared/LEGACY-WIRE.md): the patient's name `Given Family` from the Patient the upstream answer
+ * carried, else the display written on the reference, else `" "`, the old system's form for a
+ * patient without a name. Never `null` or `""`.
+ */
+export function patientReference(value: unknown, context: MapContext): Json | undefined {
+  const reference = referenceOf(value);
+  return reference ? { reference, display: patientName(value, context, ' ') } : undefined;
+}
+
+/** A patient's name for the legacy payloads, parts joined by `separator` (`' '`, or AllergyIntolerance's `', '`). */
+export function patientName(value: unknown, context: MapContext, separator: string): string {
+  const patient = context.resolve(referenceOf(value));
+  if (patient) return personName(patient.name, separator) ?? text(patient.name) ?? separator;
+  return text(object(value)?.display) ?? separator;
+}
+
 /** Builds the MapContext for one upstream answer: every resource indexed by `Type/id` and by what it references. */
-export function createMapContext(resources: readonly FhirResource[]): MapContext {
+export function createMapContext(resources: readonly FhirResource[], time: LegacyTime = UTC_LEGACY_TIME): MapContext {
   const byReference = new Map<string, FhirResource>();
   const referencers = new Map<string, FhirResource[]>();
   for (const resource of resources) {
@@ -58,6 +84,7 @@ export function createMapContext(resources: readonly FhirResource[]): MapContext
     indexed = true;
   };
   return {
+    time,
     resolve(reference) {
       const ref = typeof reference === 'string' ? normalizeReference(reference) : undefined;
       return ref ? byReference.get(ref) : undefined;

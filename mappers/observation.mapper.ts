@@ -1,13 +1,16 @@
 /**
  * Observation (spec 2.12): no `meta`; `subject` carries the patient's name; `valueCodeableConcept`
- * is written as `{coding: [{system, code}]}` as the legacy payload shows it.
+ * is written as `{coding: [{system, code}]}` as the legacy payload shows it; `category[].text` and
+ * `valueCodeableConcept.text` when the record has them, and the timestamps in the site's time zone,
+ * as the newer build of the old system's documentation shows (../shared/LEGACY-WIRE.md).
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, codings, codingSchema, displayedReferenceSchema, effectiveTimestamp, legacyConcept,
-  object, objects, systemCodes, systemCodeSchema, text, withDefined,
+  codeableConceptSchema, codings, codingSchema, effectiveTimestamp, legacyConcept, object, objects, patientReferenceSchema,
+  systemCodes, systemCodeSchema, text, withDefined,
 } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 /** Value types other than CodeableConcept are passed through under their FHIR name (docs/decisions.md). */
 const PASSED_THROUGH_VALUES = [
@@ -27,12 +30,12 @@ export const observationShape = defineShape({
     resourceType: v.literal('Observation'),
     id: v.nullable(v.string()),
     status: v.nullable(v.string()),
-    issued: v.nullable(v.string()),
-    category: v.array(v.strictObject({ coding: v.array(codingSchema) })),
+    issued: v.nullable(legacyTimestampSchema),
+    category: v.array(v.strictObject({ coding: v.array(codingSchema), text: v.optional(v.string()) })),
     code: v.nullable(codeableConceptSchema),
-    subject: v.nullable(displayedReferenceSchema),
-    effectiveDateTime: v.nullable(v.string()),
-    valueCodeableConcept: v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) })),
+    subject: v.nullable(patientReferenceSchema),
+    effectiveDateTime: v.nullable(legacyTimestampSchema),
+    valueCodeableConcept: v.nullable(v.strictObject({ coding: v.array(systemCodeSchema), text: v.optional(v.string()) })),
     // Beyond the spec's members: written only when the upstream has them (docs/decisions.md).
     ...Object.fromEntries(PASSED_THROUGH_VALUES.map((key) => [key, v.optional(v.unknown())])),
     dataAbsentReason: v.optional(codeableConceptSchema),
@@ -45,12 +48,12 @@ export const observationShape = defineShape({
       resourceType: 'Observation',
       id: observation.id ?? null,
       status: text(observation.status) ?? null,
-      issued: text(observation.issued) ?? null,
-      category: objects(observation.category).map((c) => ({ coding: codings(c) })),
+      issued: context.time.timestamp(observation.issued) ?? null,
+      category: objects(observation.category).map((c) => withDefined({ coding: codings(c), text: text(c.text) })),
       code: legacyConcept(observation.code) ?? null,
-      subject: namedReference(observation.subject, context) ?? null,
-      effectiveDateTime: effectiveTimestamp(observation) ?? null,
-      valueCodeableConcept: concept ? { coding: systemCodes(concept) } : null,
+      subject: patientReference(observation.subject, context) ?? null,
+      effectiveDateTime: context.time.timestamp(effectiveTimestamp(observation)) ?? null,
+      valueCodeableConcept: concept ? withDefined({ coding: systemCodes(concept), text: text(concept.text) }) : null,
     };
     const beyondSpec = {
       ...Object.fromEntries(PASSED_THROUGH_VALUES.map((key) => [key, observation[key]])),

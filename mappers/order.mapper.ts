@@ -1,10 +1,10 @@
 /**
  * Order (spec 2.14): one per FHIR ServiceRequest, with the DiagnosticReports based on it (carried
  * by `_revinclude=DiagnosticReport:based-on`) supplying `conclusionCode` and `result`. Dates are
- * compact `YYYYMMDD`. See docs/decisions.md ("Orders").
+ * compact `YYYYMMDD`, the local date in the old system's time zone. See docs/decisions.md ("Orders").
  */
 import * as v from 'valibot';
-import { datePart, displayedReferenceSchema, displayedReferences, object, objects, referenceOf, text } from './fhir-values.ts';
+import { displayedReferenceSchema, displayedReferences, object, objects, referenceOf, text } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
 export const orderShape = defineShape({
@@ -30,7 +30,7 @@ export const orderShape = defineShape({
     return {
       resourceType: 'Order',
       code: text(objects(object(request.code)?.coding)[0]?.code) ?? null,
-      effectiveDateTime: datePart(request.authoredOn)?.replaceAll('-', '') ?? null,
+      effectiveDateTime: context.time.date(request.authoredOn)?.replaceAll('-', '') ?? null,
       basedOn: self ?? null,
       conclusionCode: conclusionCodes.length > 0 ? [...new Set(conclusionCodes)].join(',') : null,
       result: reports.flatMap((report) => displayedReferences(report.result)),

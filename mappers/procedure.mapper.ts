@@ -1,19 +1,19 @@
 /**
- * Procedure (spec 2.13). `performedPeriod` is `{start, end}` as `YYYY-MM-DD` dates (as written, no
- * time-zone conversion), taken from `performedPeriod`, or from `performedDateTime` as both start and
+ * Procedure (spec 2.13). `performedPeriod` is `{start, end}` as `YYYY-MM-DD` dates (the local date
+ * in the old system's time zone), taken from `performedPeriod`, or from `performedDateTime` as both start and
  * end (a procedure done at one moment); a member the upstream leaves unknown is `null`, and the object
  * is always present. Other required fields are `null` when the upstream lacks them.
  */
 import * as v from 'valibot';
 import {
-  codingSchema, codings, dateSchema, datePart, displayedReferenceSchema, legacyMeta, metaSchema, object, text, type Json,
+  codings, codingSchema, dateSchema, type Json, legacyMeta, metaSchema, object, patientReferenceSchema, text,
 } from './fhir-values.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference, type MapContext } from './legacy-shape.ts';
 
-function performedPeriod(procedure: Json): Json {
+function performedPeriod(procedure: Json, { time }: MapContext): Json {
   const period = object(procedure.performedPeriod);
-  if (period) return { start: datePart(period.start) ?? null, end: datePart(period.end) ?? null };
-  const moment = datePart(procedure.performedDateTime) ?? null;
+  if (period) return { start: time.date(period.start) ?? null, end: time.date(period.end) ?? null };
+  const moment = time.date(procedure.performedDateTime) ?? null;
   return { start: moment, end: moment };
 }
 
@@ -25,7 +25,7 @@ export const procedureShape = defineShape({
     meta: metaSchema,
     status: v.nullable(v.string()),
     code: v.nullable(v.strictObject({ coding: v.array(codingSchema) })),
-    subject: v.nullable(displayedReferenceSchema),
+    subject: v.nullable(patientReferenceSchema),
     performedPeriod: v.strictObject({ start: v.nullable(dateSchema), end: v.nullable(dateSchema) }),
   }),
   map: (procedure, context) => ({
@@ -34,7 +34,7 @@ export const procedureShape = defineShape({
     meta: legacyMeta(procedure),
     status: text(procedure.status) ?? null,
     code: object(procedure.code) ? { coding: codings(procedure.code) } : null,
-    subject: namedReference(procedure.subject, context) ?? null,
-    performedPeriod: performedPeriod(procedure),
+    subject: patientReference(procedure.subject, context) ?? null,
+    performedPeriod: performedPeriod(procedure, context),
   }),
 });

@@ -1,10 +1,12 @@
 /**
  * Provenance (spec 2.12), carried in Observation bundles for `_revinclude=Provenance:target`.
- * No `meta`; each agent's `who` is `{reference}` or, when the upstream has only a name, `{display}`.
+ * No `meta`; each agent's `who` is `{reference}` or, when the upstream has only a name, `{display}`;
+ * `recorded` is a timestamp in the old system's form (../shared/LEGACY-WIRE.md).
  */
 import * as v from 'valibot';
 import { object, objects, referenceOf, systemCodeSchema, systemCodes, text } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
+import { legacyTimestampSchema } from './legacy-time.ts';
 
 export const provenanceShape = defineShape({
   name: 'Provenance',
@@ -12,7 +14,7 @@ export const provenanceShape = defineShape({
     resourceType: v.literal('Provenance'),
     id: v.nullable(v.string()),
     target: v.array(v.strictObject({ reference: v.string() })),
-    recorded: v.nullable(v.string()),
+    recorded: v.nullable(legacyTimestampSchema),
     agent: v.array(
       v.strictObject({
         id: v.nullable(v.string()),
@@ -22,14 +24,14 @@ export const provenanceShape = defineShape({
       }),
     ),
   }),
-  map: (provenance) => ({
+  map: (provenance, context) => ({
     resourceType: 'Provenance',
     id: provenance.id ?? null,
     target: objects(provenance.target).flatMap((target) => {
       const reference = referenceOf(target);
       return reference ? [{ reference }] : [];
     }),
-    recorded: text(provenance.recorded) ?? null,
+    recorded: context.time.timestamp(provenance.recorded) ?? null,
     agent: objects(provenance.agent).map((agent) => {
       const who = object(agent.who);
       const whoReference = referenceOf(who);

@@ -5,12 +5,12 @@
  * every record read by id; no `meta` (spec 2.2 does not list Specimen).
  */
 import * as v from 'valibot';
-import { displayedReferenceSchema } from './fhir-values.ts';
+import { patientReferenceSchema } from './fhir-values.ts';
 import {
   fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirQuantitySchema, fhirReferenceSchema,
-  writtenArray, writtenObject,
+  withLegacyTimes, writtenArray, writtenObject,
 } from './fhir-passthrough.ts';
-import { defineShape, namedReference } from './legacy-shape.ts';
+import { defineShape, patientReference } from './legacy-shape.ts';
 
 /** FHIR Specimen.collection, with its collected[x] and fastingStatus[x] choices. */
 const collectionSchema = v.looseObject({
@@ -42,7 +42,7 @@ export const specimenShape = defineShape({
     resourceType: v.literal('Specimen'),
     id: v.nullable(v.string()),
     type: v.nullable(fhirCodeableConceptSchema),
-    subject: v.nullable(displayedReferenceSchema),
+    subject: v.nullable(patientReferenceSchema),
     collection: v.nullable(collectionSchema),
     container: v.array(containerSchema),
   }),
@@ -50,9 +50,8 @@ export const specimenShape = defineShape({
     resourceType: 'Specimen',
     id: specimen.id ?? null,
     type: writtenObject(specimen.type),
-    // Display: the written one, else the included subject's name when the upstream answer carried it.
-    subject: namedReference(specimen.subject, context) ?? null,
-    collection: writtenObject(specimen.collection),
+    subject: patientReference(specimen.subject, context) ?? null,
+    collection: withLegacyTimes(writtenObject(specimen.collection), context.time, ['collectedDateTime'], ['collectedPeriod']),
     container: writtenArray(specimen.container),
   }),
 });

@@ -22,6 +22,7 @@ import { UpstreamKnowledge } from './pipeline/plans/upstream-knowledge.ts';
 import type { FallbackKind } from './pipeline/plans/search-plan.ts';
 import { DEFAULT_SITE_CODES, type SiteCodes } from './site-codes.ts';
 import type { StatedLayers } from './upstream/capabilities.ts';
+import { UTC_LEGACY_TIME, type LegacyTime } from '../mappers/legacy-time.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -43,6 +44,8 @@ export interface AppOptions {
   /** Longest request URL accepted; longer ones get 414. */
   maxUrlLength?: number;
   newBundleId?: () => string;
+  /** The old system's forms of time in the site's zone (UTC by default). */
+  legacyTime?: LegacyTime;
   /** Told each fallback a plan uses (besides /metrics), e.g. to attribute them to a request (scripts/check-upstream.ts). */
   onFallback?: (kind: FallbackKind, value: string) => void;
 }
@@ -76,6 +79,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
     knowledge: new UpstreamKnowledge(options.client, options.upstreamStated),
     siteCodes: options.siteCodes ?? DEFAULT_SITE_CODES,
     newBundleId,
+    legacyTime: options.legacyTime ?? UTC_LEGACY_TIME,
     upstream: access.upstream,
     onFallback: (kind, value) => {
       metrics.upstreamFallbacks.inc({ kind, value });

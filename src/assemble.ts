@@ -18,6 +18,7 @@ import { resilientTransport } from './upstream/resilient-transport.ts';
 import type { Transport } from './upstream/transport.ts';
 import { upstreamSetupFor } from './upstream/profiles.ts';
 import { siteCodesOf } from './site-codes.ts';
+import { createLegacyTime } from '../mappers/legacy-time.ts';
 
 export interface RuntimeParts {
   upstreamUrl: string;
@@ -60,6 +61,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const app = createApp({
     client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
     siteCodes: siteCodesOf(config), upstreamStated: upstream.stated, onFallback: parts.onFallback,
+    legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE),
   });
   return { app, cache, metrics };
 }

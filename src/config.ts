@@ -24,6 +24,16 @@ const authServerUrl = v.pipe(
     return protocol === 'https:' || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname);
   }, 'must be https (http only on loopback)'),
 );
+/** A time zone the runtime's Intl knows (IANA names on Node and Workers alike). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
 /** A private JWK (JSON) for the SMART Backend Services client assertion: RSA or EC, with its private part. */
@@ -102,6 +112,8 @@ const ConfigSchema = v.object({
   ASSESSMENT_CATEGORY: tokenList(DEFAULT_SITE_CODES['assessment-category']),
   /** The Goal category (or categories) of social-determinants goals (SDOHGoal). */
   SDOH_GOAL_CATEGORY: tokenList(DEFAULT_SITE_CODES['sdoh-goal-category']),
+  /** The old system's time zone (IANA name): its timestamps are written in it (docs/decisions.md, "Timestamps"). */
+  LEGACY_TIME_ZONE: v.optional(v.pipe(v.string(), v.check(isTimeZone, 'must be an IANA time zone name, e.g. America/New_York')), 'UTC'),
   /** Largest upstream answer accepted, in bytes (502 beyond). */
   UPSTREAM_MAX_BODY_BYTES: integer(64 * 1024 * 1024, 1024, 2 ** 31),
   // Upstream resilience (docs/decisions.md, "Upstream resilience").

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assessmentShape } from '../mappers/assessment.mapper.ts';
 import { orderShape } from '../mappers/order.mapper.ts';
+import { UTC_LEGACY_TIME } from '../mappers/legacy-time.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import { expectOutcome, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
@@ -35,7 +36,8 @@ describe('GET /api/Assessments', () => {
     const expected = all.filter((o) => String(o.effectiveDateTime).slice(0, 4) === '2023');
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(all.length);
-    expect(body.map((item) => item.effectiveDateTime).sort()).toEqual(expected.map((o) => String(o.effectiveDateTime)).sort());
+    // The old system's timestamp form (mappers/legacy-time.ts), in the default zone UTC.
+    expect(body.map((item) => item.effectiveDateTime).sort()).toEqual(expected.map((o) => UTC_LEGACY_TIME.timestamp(o.effectiveDateTime)).sort());
   });
 
   it('answers [] when nothing matches, 403 without a token, 400 for a bad date', async () => {

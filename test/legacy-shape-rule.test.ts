@@ -27,7 +27,7 @@ for (const route of ROUTES) {
  */
 const MAY_BE_LEFT_OUT: Readonly<Record<string, readonly string[]>> = {
   Observation: [
-    'category[].coding[].display', 'code.coding[].display', 'code.text', 'valueQuantity', 'valueString', 'valueBoolean', 'valueInteger', 'valueRange',
+    'category[].coding[].display', 'category[].text', 'code.coding[].display', 'code.text', 'valueCodeableConcept.text', 'valueQuantity', 'valueString', 'valueBoolean', 'valueInteger', 'valueRange',
     'valueRatio', 'valueSampledData', 'valueTime', 'valueDateTime', 'valuePeriod', 'dataAbsentReason', 'dataAbsentReason.coding[].display',
     'dataAbsentReason.text', 'component',
   ],

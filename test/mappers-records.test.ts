@@ -9,8 +9,10 @@ import { procedureShape } from '../mappers/procedure.mapper.ts';
 import { goalShape } from '../mappers/goal.mapper.ts';
 import { specimenShape } from '../mappers/specimen.mapper.ts';
 import { practitionerShape } from '../mappers/practitioner.mapper.ts';
+import { createMapContext } from '../mappers/legacy-shape.ts';
+import { createLegacyTime } from '../mappers/legacy-time.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { LEGACY_META, META, NO_META, SNOMED, expectExactly, mapValid, none, practitioner } from './support/mapper-fixtures.ts';
+import { LEGACY_META, META, NO_META, SNOMED, expectExactly, mapValid, none, patient, practitioner } from './support/mapper-fixtures.ts';
 
 describe('Coverage (2.11)', () => {
   it('passes the FHIR values through, references normalized, class as Class', () => {
@@ -53,13 +55,16 @@ describe('Procedure (2.13)', () => {
     performedPeriod: { start: '2022-09-14T23:30:00-04:00', end: '2022-09-15T00:15:00-04:00' },
   };
 
-  it('writes performedPeriod as calendar dates as written', () => {
+  it("writes performedPeriod as the calendar dates of the old system's time zone", () => {
+    // 23:30 at -04:00 is the next day in UTC, the default zone.
     expectExactly(mapValid(procedureShape, procedure), {
       resourceType: 'Procedure', id: 'p-1', meta: LEGACY_META, status: 'completed',
       code: { coding: [{ system: SNOMED, code: '73761001', display: 'Colonoscopy' }] },
-      subject: { reference: 'Patient/42', display: 'Ana M Rivera' },
-      performedPeriod: { start: '2022-09-14', end: '2022-09-15' },
+      subject: { reference: 'Patient/42', display: 'Ana Rivera' },
+      performedPeriod: { start: '2022-09-15', end: '2022-09-15' },
     });
+    const eastern = createMapContext([patient], createLegacyTime('America/New_York'));
+    expect(mapValid(procedureShape, procedure, eastern).performedPeriod).toEqual({ start: '2022-09-14', end: '2022-09-15' });
   });
 
   it('uses performedDateTime as both ends, and nulls when nothing is known', () => {
@@ -82,7 +87,7 @@ describe('Goal (2.15)', () => {
     expectExactly(mapValid(goalShape, goal), {
       resourceType: 'Goal', id: 'g-1', lifecycleStatus: 'active',
       description: { coding: [{ system: SNOMED, code: '1078229009', display: 'Food security' }], text: 'Food security' },
-      subject: { reference: 'Patient/42', display: 'Ana M Rivera' },
+      subject: { reference: 'Patient/42', display: 'Ana Rivera' },
       target: [{ measure: { coding: [{ system: 'http://loinc.org', code: '88124-3' }] }, detailCodeableConcept: { text: 'Food secure' }, dueDate: '2024-12-31' }],
     });
   });
@@ -90,7 +95,7 @@ describe('Goal (2.15)', () => {
   it('writes [] for no target and keeps a text-only description', () => {
     const output = mapValid(goalShape, { resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { text: 'Find stable housing' }, subject: { reference: 'Patient/42' } }, none);
     expectExactly(output, {
-      resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { coding: [], text: 'Find stable housing' }, subject: { reference: 'Patient/42', display: null }, target: [],
+      resourceType: 'Goal', id: 'g-2', lifecycleStatus: 'proposed', description: { coding: [], text: 'Find stable housing' }, subject: { reference: 'Patient/42', display: ' ' }, target: [],
     });
   });
 });
@@ -108,14 +113,15 @@ describe('Specimen (2.16)', () => {
       resourceType: 'Specimen', id: 's-1',
       type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0487', code: 'BLD', display: 'Whole blood' }] },
       subject: { reference: 'Patient/42', display: 'Ana Rivera' },
-      collection: { collector: { reference: 'Practitioner/pr-7' }, collectedDateTime: '2024-02-01T07:45:00-05:00', quantity: { value: 5, unit: 'mL' } },
+      // A dateTime passed through with a time of day: the old system's timestamp form (default zone UTC).
+      collection: { collector: { reference: 'Practitioner/pr-7' }, collectedDateTime: '2024-02-01T12:45:00.000+00:00', quantity: { value: 5, unit: 'mL' } },
       container: [{ type: { text: 'Lavender top tube' }, capacity: { value: 6, unit: 'mL' } }],
     });
   });
 
   it('writes null and [] for a specimen without collection or container', () => {
     const output = mapValid(specimenShape, { resourceType: 'Specimen', id: 's-2', subject: { reference: 'Patient/42' } }, none);
-    expectExactly(output, { resourceType: 'Specimen', id: 's-2', type: null, subject: { reference: 'Patient/42', display: null }, collection: null, container: [] });
+    expectExactly(output, { resourceType: 'Specimen', id: 's-2', type: null, subject: { reference: 'Patient/42', display: ' ' }, collection: null, container: [] });
   });
 
   it('fails the schema for a FHIR value of the wrong type', () => {

@@ -4,7 +4,8 @@
  */
 import type { Json } from '../fhir/primitives.ts';
 import { ownEntry } from '../fhir/primitives.ts';
-import { createMapContext } from '../../mappers/legacy-shape.ts';
+import { createMapContext, type LegacyShape, type MapContext } from '../../mappers/legacy-shape.ts';
+import type { LegacyTime } from '../../mappers/legacy-time.ts';
 import { FacadeError } from '../errors.ts';
 import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   siteCodes: SiteCodes;
   /** Id of each response Bundle ("generated per response", spec 2.1). */
   newBundleId: () => string;
+  /** The old system's forms of time, in the site's zone (mappers/legacy-time.ts). */
+  legacyTime: LegacyTime;
   /** Makes each upstream call with the bearer of the access mode (passthrough: the caller's token). */
   upstream?: UpstreamCaller;
   /** Told each fallback a plan uses (for /metrics). */
@@ -91,11 +94,11 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
     matches: result.matches,
     included: result.included,
   });
-  const context = createMapContext([...matches, ...included]);
-  const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape.map(resource, context)));
+  const context = createMapContext([...matches, ...included], deps.legacyTime);
+  const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape, context));
   for (const resource of included) {
     const shape = ownEntry(route.includedEntries, resource.resourceType);
-    if (shape) entries.push(mapEntry(resource, shape.map(resource, context)));
+    if (shape) entries.push(mapEntry(resource, shape, context));
   }
   const payload =
     route.envelope === 'array'
@@ -124,7 +127,7 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
   return {
-    payload: route.shape.map(resource, createMapContext([resource, ...includedResources])),
+    payload: route.shape.map(resource, createMapContext([resource, ...includedResources], deps.legacyTime)),
     upstreamPages,
     resourceIds: idsOf([resource, ...includedResources]),
   };
@@ -138,7 +141,12 @@ function idsOf(resources: FhirResource[]): string[] {
   return resources.map((resource) => `${resource.resourceType}/${resource.id ?? ''}`);
 }
 
-function mapEntry(resource: FhirResource, mapped: Json): MappedEntry {
-  return { resourceType: resource.resourceType, id: resource.id ?? '', resource: mapped };
+/**
+ * One mapped record and the id its `full_url` names: the record's, or the empty id for the kinds
+ * without one (docs/decisions.md, "Bundle"). A DiagnosticReport search entry leaves `id` out of the
+ * record but keeps it in `full_url`: the report has one, its by-id read shows it.
+ */
+function mapEntry(resource: FhirResource, shape: LegacyShape, context: MapContext): MappedEntry {
+  return { resourceType: resource.resourceType, id: shape.withoutId ? '' : (resource.id ?? ''), resource: shape.map(resource, context) };
 }
 
