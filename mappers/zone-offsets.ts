@@ -10,8 +10,8 @@ export interface ZoneOffsets {
   offsetMinutesAt(instant: number): number;
   /**
    * The instant a local wall-clock reading (given as if it were UTC milliseconds) stands for: the
-   * earlier one when clocks went back and it happened twice, the moment clocks went forward when the
-   * reading never happened.
+   * earlier one when clocks went back and it happened twice; when clocks went forward and it never
+   * happened, the reading moved later by the length of the skip (as java.time does).
    */
   instantOfLocal(wall: number): number;
 }

@@ -93,6 +93,38 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
     return { status: response.status, body: parseJson(text), ms, calls: current.calls, throttled: current.throttled, fallbacks: [...new Set(current.fallbacks)], failure: current.failure };
   };
 
+  /**
+   * One record id of a type for the patient, asked of the upstream itself (the legacy payloads of
+   * AllergyIntolerance and Immunization name none): the first page, throttling waited out a little
+   * and counted in `lookupThrottled` (the read's row reports it).
+   */
+  let lookupThrottled = 0;
+  const upstreamRecordId = async (type: string): Promise<string | undefined> => {
+    const query = new URLSearchParams({ patient: options.patient, _count: '10' });
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      const response = await inner({
+        url: `${options.url.replace(/\/+$/, '')}/${type}?${query}`,
+        headers: { accept: 'application/fhir+json', authorization: `Bearer ${options.token}` },
+        signal: AbortSignal.timeout(config.UPSTREAM_TIMEOUT_MS),
+        maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
+        deadline: Date.now() + config.UPSTREAM_TIMEOUT_MS,
+        partition: type,
+      }).catch(() => undefined);
+      if (response?.status === 429 || response?.status === 503) {
+        lookupThrottled += 1;
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+        continue;
+      }
+      const entries = response?.status === 200 ? (parseJson(response.body) as { entry?: unknown } | undefined)?.entry : undefined;
+      // The first record of the type: servers put OperationOutcome entries (warnings) among them.
+      const record = (Array.isArray(entries) ? entries : [])
+        .map((entry) => (entry as { resource?: { resourceType?: unknown; id?: unknown } } | null)?.resource)
+        .find((resource) => resource?.resourceType === type && typeof resource.id === 'string');
+      return record?.id as string | undefined;
+    }
+    return undefined;
+  };
+
   try {
     const capabilityStatement = await describeStatement(options.url, transport, config, (options.routes ?? ROUTES).map((route) => route.upstream.resourceType));
     const searched = new Map<string, Awaited<ReturnType<typeof send>>>();
@@ -107,12 +139,17 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
       }
       const search = searchForRead(route, options.routes ?? ROUTES);
       const found = search === undefined ? undefined : (searched.get(search.name) ?? (await send(searchRequest(search, options.patient))));
-      const id = found?.status === 200 ? recordIds(found.body, route.upstream.resourceType)[0] : undefined;
+      lookupThrottled = 0;
+      const id = found?.status !== 200 ? undefined
+        // Kinds without an id in the legacy payload (`full_url` `/AllergyIntolerance/`): the upstream names one.
+        : route.shape.withoutId ? await upstreamRecordId(route.upstream.resourceType)
+        : recordIds(found.body, route.upstream.resourceType)[0];
       if (id === undefined) {
         rows.push({ operation: route.name, request, outcome: 'no-record', fallbacks: [], reason: noRecordReason(route, search, found?.status), status: undefined, roundTrips: 0, throttled: 0, ms: 0 });
         continue;
       }
-      rows.push(rowOf(route, request, await send(readRequest(route, id))));
+      const answer = await send(readRequest(route, id));
+      rows.push(rowOf(route, request, { ...answer, throttled: answer.throttled + lookupThrottled }));
     }
     return { upstream: options.url, patient: options.patient, capabilityStatement, rows, allServable: rows.every((row) => row.outcome !== 'not-servable') };
   } finally {

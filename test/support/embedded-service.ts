@@ -16,8 +16,8 @@ export interface EmbeddedTestService extends TestService {
   getJson<T = unknown>(path: string, status?: number): Promise<T>;
 }
 
-export async function startEmbeddedTestService(options: { dataDir?: string } = {}): Promise<EmbeddedTestService> {
-  const service = await startTestService({}, options);
+export async function startEmbeddedTestService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<EmbeddedTestService> {
+  const service = await startTestService(options.env, { dataDir: options.dataDir });
   const fhirSearch = async (type: string, query = ''): Promise<FhirResource[]> => {
     const found: FhirResource[] = [];
     let url: string | undefined = `${service.upstreamUrl}/${type}?${query}${query ? '&' : ''}_count=1000`;
