@@ -23,6 +23,7 @@ import type { FallbackKind } from './pipeline/plans/search-plan.ts';
 import { DEFAULT_SITE_CODES, type SiteCodes } from './site-codes.ts';
 import type { StatedLayers } from './upstream/capabilities.ts';
 import { UTC_LEGACY_TIME, type LegacyTime } from '../mappers/legacy-time.ts';
+import type { Readiness } from './readiness.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -46,6 +47,10 @@ export interface AppOptions {
   newBundleId?: () => string;
   /** The old system's forms of time in the site's zone (UTC by default). */
   legacyTime?: LegacyTime;
+  /** What `/readyz` reports (ready whenever asked, without one). */
+  readiness?: Readiness;
+  /** False while the service is still starting: legacy operations answer 503 until then (src/node-service.ts). */
+  started?: () => boolean;
   /** Told each fallback a plan uses (besides /metrics), e.g. to attribute them to a request (scripts/check-upstream.ts). */
   onFallback?: (kind: FallbackKind, value: string) => void;
 }
@@ -125,6 +130,11 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
     c.set('routeName', 'healthz');
     return c.json({ status: 'ok' });
   });
+  app.get('/readyz', async (c) => {
+    c.set('routeName', 'readyz');
+    const report = (await options.readiness?.check()) ?? { ready: true, checks: {} };
+    return c.json({ status: report.ready ? 'ready' : 'not-ready', checks: report.checks }, report.ready ? 200 : 503, { 'cache-control': 'no-store' });
+  });
   app.get('/metrics', (c) => {
     c.set('routeName', 'metrics');
     const held = cache?.stats() ?? { entries: 0, bytes: 0 };
@@ -154,6 +164,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       if (route.method === 'POST') app.post(path, formLimit);
       app.on(route.method, path, async (c) => {
         c.set('routeName', route.name);
+        // Until the start has finished (the embedded data loading) an answer could miss records: none is given.
+        if (options.started?.() === false) throw new FacadeError('service-starting', undefined, { retryAfterSeconds: 5 });
         c.set('audit', { subject: undefined, patient: undefined, resources: [] });
         const query = route.method === 'POST' ? await queryWithForm(c) : queryOf(c.req.url);
         const token = callerToken(query, c.req.header('authorization'));

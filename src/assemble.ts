@@ -19,6 +19,10 @@ import type { Transport } from './upstream/transport.ts';
 import { upstreamSetupFor } from './upstream/profiles.ts';
 import { siteCodesOf } from './site-codes.ts';
 import { createLegacyTime } from '../mappers/legacy-time.ts';
+import { createReadiness } from './readiness.ts';
+
+/** How long `/readyz` waits for the upstream's CapabilityStatement before calling it unreachable. */
+const READINESS_PROBE_MS = 2000;
 
 export interface RuntimeParts {
   upstreamUrl: string;
@@ -34,6 +38,8 @@ export interface RuntimeParts {
   authFetch?: typeof fetch;
   /** Told each fallback a plan uses (src/app.ts). */
   onFallback?: AppOptions['onFallback'];
+  /** False while the runtime is still starting (Node: the embedded data loading); `/readyz` and the legacy operations wait for it. */
+  started?: () => boolean;
 }
 
 export interface Facade {
@@ -62,6 +68,12 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
     client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
     siteCodes: siteCodesOf(config), upstreamStated: upstream.stated, onFallback: parts.onFallback,
     legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE),
+    started: parts.started,
+    // Ready when started and the upstream answers its CapabilityStatement (src/readiness.ts).
+    readiness: createReadiness({
+      started: parts.started,
+      probeUpstream: async () => (await client.capabilityStatement(client.deadline(READINESS_PROBE_MS))) !== undefined,
+    }),
   });
   return { app, cache, metrics };
 }

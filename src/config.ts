@@ -6,11 +6,22 @@ import * as v from 'valibot';
 import { DEFAULT_SITE_CODES } from './site-codes.ts';
 import { PROFILE_NAMES } from './upstream/profiles.ts';
 
-const integer = (fallback: number, min: number, max: number) =>
-  v.optional(
-    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max)),
+const integer = (fallback: number, min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, message), v.transform(Number), v.minValue(min, message), v.maxValue(max, message)),
     String(fallback),
   );
+};
+
+/** The URL a text names, or undefined: valibot runs every check of a pipe, so none may throw on a bad URL. */
+function urlOf(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/, 'must be http(s)'));
 /**
@@ -20,8 +31,8 @@ const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^h
 const authServerUrl = v.pipe(
   httpUrl,
   v.check((url) => {
-    const { protocol, hostname } = new URL(url);
-    return protocol === 'https:' || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname);
+    const parsed = urlOf(url);
+    return parsed === undefined || parsed.protocol === 'https:' || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(parsed.hostname);
   }, 'must be https (http only on loopback)'),
 );
 /** A time zone the runtime's Intl knows (IANA names on Node and Workers alike). */
@@ -87,8 +98,8 @@ const ConfigSchema = v.object({
       v.regex(/^https?:/, 'must be http(s)'),
       // The base is joined with `/<Type>?…`; credentials go in headers, never in the URL.
       v.check((url) => {
-        const parsed = new URL(url);
-        return parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '';
+        const parsed = urlOf(url);
+        return parsed === undefined || (parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '');
       }, 'must have no query, fragment, user or password'),
     ),
   ),
@@ -137,6 +148,8 @@ const ConfigSchema = v.object({
   CACHE_TTL_MS: integer(30_000, 0, 86_400_000),
   /** How long after that a stale response may be served while one refresh runs (0: never). */
   CACHE_STALE_MS: integer(30_000, 0, 86_400_000),
+  /** How long a stop (SIGTERM, SIGINT) lets requests in progress finish before it cuts them. */
+  SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
 
@@ -217,7 +230,8 @@ function resilienceProblems(config: Config | undefined): string[] {
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    // One line, so a start that fails says why in one line of the log.
+    super(`invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }
@@ -228,15 +242,39 @@ export function requireUpstream(config: Config): string {
   return config.UPSTREAM_URL;
 }
 
+/** The first problem of each key: the others follow from it (not a URL, hence not http(s) either). */
+function firstProblemPerKey(issues: readonly v.BaseIssue<unknown>[]): string[] {
+  const byKey = new Map<string, string>();
+  for (const issue of issues) {
+    const key = v.getDotPath(issue) ?? '(config)';
+    if (!byKey.has(key)) byKey.set(key, issue.message);
+  }
+  return [...byKey].map(([key, message]) => `${key}: ${message}`);
+}
+
 /** Parses configuration from an environment-like record (process.env, Worker bindings). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = v.safeParse(ConfigSchema, present);
   const problems = [
-    ...(result.success ? [] : result.issues.map((issue) => `${v.getDotPath(issue) ?? '(config)'}: ${issue.message}`)),
+    ...(result.success ? [] : firstProblemPerKey(result.issues)),
     ...crossKeyProblems(present as Record<string, string>),
     ...resilienceProblems(result.success ? result.output : undefined),
   ];
   if (result.success && problems.length === 0) return result.output;
   throw new ConfigError(problems);
+}
+
+/**
+ * Variables that look like settings of this service but are none (`CACHE_TTL` for `CACHE_TTL_MS`):
+ * a name starting like a known setting (`UPSTREAM_`, `CACHE_`, `TOKEN_`, …). Named in a warning at
+ * start, since a misspelt setting would otherwise leave its default in force without a word.
+ * `OTEL_` is left out: OpenTelemetry's variables are many and read by its own conventions.
+ */
+export function unknownSettings(env: Record<string, string | undefined>): string[] {
+  const known = new Set(Object.keys(ConfigSchema.entries));
+  const prefixes = new Set([...known].filter((key) => key.includes('_') && !key.startsWith('OTEL_')).map((key) => `${key.split('_')[0]}_`));
+  return Object.keys(env)
+    .filter((name) => env[name] !== undefined && !known.has(name) && [...prefixes].some((prefix) => name.startsWith(prefix)))
+    .sort();
 }

@@ -1,8 +1,11 @@
 /**
  * Starts the facade on Node: the embedded FHIR upstream (unless UPSTREAM_URL names one), the undici
- * transport, and the HTTP server. Used by the Node entry and by tests that need the real thing.
+ * transport, and the HTTP server; and stops it (close()). Used by the Node entry and by tests that
+ * need the real thing. Both ports are bound before the embedded data loads, so a port in use fails
+ * the start at once; until the data has loaded, the legacy operations answer 503 and /readyz too.
  */
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { assembleFacade } from './assemble.ts';
@@ -13,12 +16,11 @@ import { FacadeError, toOperationOutcome } from './errors.ts';
 import type { Config } from './config.ts';
 import type { EmbeddedFhir, LoadSummary } from './embedded/fhir-server.ts';
 import { silentLogger, type Logger } from './log.ts';
+import { listen, trackConnections } from './node-http-server.ts';
+import { StartError } from './start-error.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
 
-/** The service could not start because of how it was started (arguments, data); not a bug. */
-export class StartError extends Error {
-  override readonly name = 'StartError';
-}
+export { StartError };
 
 export interface ServiceOptions {
   /** Load every FHIR Bundle and NDJSON file of this folder into the embedded upstream instead of the generated patients. */
@@ -34,28 +36,47 @@ export interface RunningService {
   upstreamUrl: string;
   embedded: EmbeddedFhir | undefined;
   cache: ResponseCache | undefined;
-  close(): Promise<void>;
+  /**
+   * Stops: no new connections, idle and half-sent ones closed, requests in progress finished
+   * within SHUTDOWN_TIMEOUT_MS (cut after it), the cache's refreshes settled, then the upstream
+   * connections and the embedded server closed. Resolves with the number of requests cut.
+   */
+  close(): Promise<{ unfinished: number }>;
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? silentLogger;
-  let embedded: EmbeddedFhir | undefined;
-  if (config.UPSTREAM_URL === undefined) {
-    embedded = await startEmbeddedUpstream(config.EMBEDDED_FHIR_PORT, options.dataDir, logger);
-  } else if (options.dataDir !== undefined) {
+  if (config.UPSTREAM_URL !== undefined && options.dataDir !== undefined) {
     throw new StartError('--data loads the embedded upstream; it cannot be combined with UPSTREAM_URL');
   }
+  const embedded = config.UPSTREAM_URL === undefined ? await startEmbeddedUpstream(config.EMBEDDED_FHIR_PORT) : undefined;
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
+  let started = embedded === undefined;
   // As many connections as the bulkhead lets requests through: none ever queues inside undici.
   const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
-  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true });
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
-    // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
-    const serverOptions = { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) };
-    const started = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions }, () => resolve(started));
+  const { app, cache } = assembleFacade(config, {
+    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true, started: () => started,
   });
+  // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
+  // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
+  const server = createAdaptorServer({ fetch: app.fetch, serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) } }) as Server;
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, logger));
+  const connections = trackConnections(server);
+  const stopUpstream = async () => {
+    await transport.close();
+    await embedded?.close();
+  };
+  try {
+    await listen(server, { port: config.PORT, host: config.HOST, portName: 'PORT', hostName: 'HOST' });
+    if (embedded) {
+      await loadEmbeddedData(embedded, options.dataDir, logger);
+      started = true;
+    }
+  } catch (error) {
+    if (server.listening) await connections.close(0);
+    await stopUpstream();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   return {
@@ -64,9 +85,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     embedded,
     cache,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await transport.close();
-      await embedded?.close();
+      const outcome = await connections.close(config.SHUTDOWN_TIMEOUT_MS);
+      // Background refreshes of stale entries were started by requests: let them end before their transport does.
+      await cache?.settle();
+      await stopUpstream();
+      return outcome;
     },
   };
 }
@@ -91,20 +114,29 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, log
 }
 
 /**
- * Imported on demand: with a real upstream, Medplum and its FHIR definitions (~200 MB) are never loaded.
+ * Imported on demand: with a real upstream, Medplum and its FHIR definitions (~200 MB) are never
+ * loaded. Listens at once (a port in use fails before any data is read); the data comes after.
  */
-async function startEmbeddedUpstream(port: number, dataDir: string | undefined, logger: Logger): Promise<EmbeddedFhir> {
+async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir> {
   const { startEmbeddedFhir } = await import('./embedded/fhir-server.ts');
+  try {
+    return await startEmbeddedFhir({ port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartError(`EMBEDDED_FHIR_PORT: port ${port} on 127.0.0.1 is already in use`);
+    if (code === 'EACCES') throw new StartError(`EMBEDDED_FHIR_PORT: no permission to listen on port ${port}`);
+    throw error;
+  }
+}
+
+async function loadEmbeddedData(embedded: EmbeddedFhir, dataDir: string | undefined, logger: Logger): Promise<void> {
   const { readDataDir } = await import('./embedded/load-data.ts');
   const { generateSyntheticBundles } = await import('./embedded/seed/generate.ts');
-  const embedded = await startEmbeddedFhir({ port });
   try {
     const bundles = dataDir === undefined ? generateSyntheticBundles() : await readDataDir(dataDir);
     const loaded = await embedded.load(bundles);
     logger('info', 'embedded FHIR upstream ready', { baseUrl: embedded.baseUrl, source: dataDir ?? 'generated', resources: totalResources(loaded) });
-    return embedded;
   } catch (error) {
-    await embedded.close();
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartError(`cannot load ${dataDir === undefined ? 'the generated data' : `--data ${dataDir}`}: ${reason}`, { cause: error });
   }

@@ -105,6 +105,11 @@ export class ResponseCache {
     return { body: await (shared ?? this.#load(key, load)), outcome: 'miss' };
   }
 
+  /** Resolves when the loads in progress now have ended (a stop lets background refreshes finish). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#loading.values()]);
+  }
+
   /** The keys held now (diagnostics and tests: they hold no token, see cache-key.ts). */
   keys(): string[] {
     return [...this.#entries.keys()];

@@ -1,26 +1,54 @@
 /**
- * Node entry: `npm start [-- --data DIR]`. Reads the environment once, starts the service, stops
- * cleanly on SIGINT/SIGTERM.
+ * Node entry: `npm start [-- --data DIR]` (compiled, dist/node.js) or `npm run dev` (tsx). Reads the
+ * environment once, starts the service, and wires the signals: SIGTERM and SIGINT stop it
+ * (src/node-service.ts close()), with a last-resort timer in case the stop itself hangs.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, parseConfig } from '../config.ts';
+import { ConfigError, parseConfig, unknownSettings } from '../config.ts';
 import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
 import { StartError, startService } from '../node-service.ts';
 
+const USAGE = `usage: npm start [-- --data DIR]
+  Serves the legacy Clinical Records Read Service interface in front of a FHIR R4 server.
+  --data DIR   load the FHIR Bundles and NDJSON files of DIR into the embedded upstream
+               (instead of the generated patients; not with UPSTREAM_URL)
+  --help       this text
+  Settings come from the environment: see the README, "Configuration" (PORT, UPSTREAM_URL, …).`;
+
+/** Time the stop gets beyond SHUTDOWN_TIMEOUT_MS before the process exits regardless. */
+const LAST_RESORT_MS = 5000;
+
 const logger = jsonLogger();
 try {
-  const { values } = parseArgs({ options: { data: { type: 'string' } } });
-  const service = await startService(parseConfig(process.env), { dataDir: values.data, logger, audit: jsonAuditSink() });
+  const { values } = parseArgs({ options: { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const config = parseConfig(process.env);
+  const unknown = unknownSettings(process.env);
+  if (unknown.length > 0) logger('warn', 'unknown settings ignored (misspelt?)', { variables: unknown.join(',') });
+  const service = await startService(config, { dataDir: values.data, logger, audit: jsonAuditSink() });
   // Origin and path only: a configured URL may carry credentials in its user-info or query.
   const upstream = new URL(service.upstreamUrl);
   logger('info', 'listening', { url: service.url, upstream: `${upstream.origin}${upstream.pathname}` });
-  const stop = () => void service.close().then(() => process.exit(0));
+  const stop = (signal: NodeJS.Signals) => {
+    const startedAt = Date.now();
+    setTimeout(() => {
+      logger('error', 'stop did not finish in time; exiting', { signal });
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS + LAST_RESORT_MS).unref();
+    void service.close().then(({ unfinished }) => {
+      logger('info', 'stopped', { signal, durationMs: Date.now() - startedAt, unfinishedRequests: unfinished });
+      process.exit(0);
+    });
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (error) {
-  // Mistakes in how the service was started (configuration, arguments, the --data folder) are
-  // reported in one line; anything else is a bug and keeps its stack.
+  // Mistakes in how the service was started (configuration, arguments, ports, the --data folder)
+  // are reported in one line; anything else is a bug and keeps its stack.
   console.error(isStartMistake(error) ? `Cannot start: ${error.message}` : error);
   process.exit(1);
 }
@@ -28,5 +56,5 @@ try {
 function isStartMistake(error: unknown): error is Error {
   if (error instanceof ConfigError || error instanceof StartError) return true;
   const code = (error as { code?: unknown })?.code;
-  return error instanceof Error && typeof code === 'string' && /^(ENOENT|ENOTDIR|EACCES|EADDRINUSE|ERR_PARSE_ARGS_)/.test(code);
+  return error instanceof Error && typeof code === 'string' && /^(ENOENT|ENOTDIR|EACCES|ERR_PARSE_ARGS_)/.test(code);
 }
