@@ -11,7 +11,8 @@ import { startEmulator, type RunningEmulator } from '../../src/migration/emulato
 import { parseJsonText, serializeJson } from '../../src/migration/json-text.ts';
 import { recordRequests } from '../../src/migration/record.ts';
 import { recordingFileName, requestLine } from '../../src/migration/recordings.ts';
-import { diffLive, diffRecordings, summarize, type DiffReport } from '../../src/migration/replay-diff.ts';
+import { summarize } from '../../src/migration/diff-patterns.ts';
+import { diffLive, diffRecordings, type DiffReport } from '../../src/migration/replay-diff.ts';
 import { parseRequestsFile, type RequestSpec } from '../../src/migration/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
 import {
