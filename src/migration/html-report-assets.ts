@@ -24,7 +24,8 @@ td.left pre { color: #8a1c14; } td.right pre { color: #135e1c; } .absent { color
 .filters label { margin-right: 1rem; } #shown-count { color: #555; }
 .pattern { border: 1px solid #ccc; border-radius: 4px; padding: .5rem .7rem; margin: .6rem 0; }
 .pattern.standing-accepted { border-color: #e0c46c; background: #fffdf4; } .pattern.standing-noise { border-color: #bbb; background: #fafafa; }
-.pattern-head { display: grid; grid-template-columns: 6.5rem minmax(16rem, 1fr) 9rem 14rem; gap: .8rem; align-items: center; }
+.pattern-head { display: grid; grid-template-columns: 6.5rem minmax(16rem, 1fr) 17rem 12rem 3.5rem; gap: .8rem; align-items: center; }
+.share { font-size: 12px; color: #444; text-align: right; }
 .kind { font: 600 12px ui-monospace, monospace; padding: .1rem .4rem; border-radius: 3px; background: #e8e8e8; text-align: center; }
 .kind-format { background: #dbe9fb; } .kind-value { background: #fde2e1; } .kind-missing, .kind-extra { background: #f9e0f5; } .kind-type { background: #ffe1c7; }
 .pattern-path { font-family: ui-monospace, monospace; word-break: break-all; }

@@ -66,14 +66,14 @@ function option(value: string): string {
 
 function bar(requests: number, total: number): string {
   const share = total === 0 ? 0 : Math.round((requests / total) * 1000) / 10;
-  return `<div class="bar" title="${share}% of the requests"><span style="width:${share}%"></span></div>`;
+  return `<div class="bar" title="${share}% of the requests"><span style="width:${share}%"></span></div><span class="share">${share}%</span>`;
 }
 
 function patternBlock(pattern: DifferencePattern, total: number): string {
   return [
     `<div class="pattern standing-${pattern.standing}" data-kind="${pattern.kind}" data-endpoints="${escapeHtml(JSON.stringify(pattern.endpoints))}">`,
     `<div class="pattern-head"><span class="kind kind-${pattern.kind}">${pattern.kind}</span><code class="pattern-path">${escapeHtml(pattern.path)}</code>`,
-    `<span class="counts"><b class="requests">${pattern.requests}</b> ${pattern.requests === 1 ? 'request' : 'requests'}, ${plural(pattern.differences, 'difference')}</span>${bar(pattern.requests, total)}</div>`,
+    `<span class="counts"><b class="requests">${pattern.requests}</b> of ${total} requests, ${plural(pattern.differences, 'difference')}</span>${bar(pattern.requests, total)}</div>`,
     `<div class="endpoints-of">${pattern.endpoints.map(escapeHtml).join(' · ')}</div>`,
     pattern.reason !== undefined ? `<div class="reason">accepted: ${escapeHtml(pattern.reason)}</div>` : '',
     examplesTable(pattern.examples),
@@ -96,7 +96,7 @@ function noiseBlock(pattern: NoisePattern, total: number): string {
   return [
     '<div class="pattern standing-noise">',
     `<div class="pattern-head"><span class="kind">${pattern.kinds.join('/')}</span><code class="pattern-path">${escapeHtml(pattern.path)}</code>`,
-    `<span class="counts"><b class="requests">${pattern.requests}</b> ${pattern.requests === 1 ? 'request' : 'requests'}; ${pattern.leftOut} left out</span>${bar(pattern.requests, total)}</div>`,
+    `<span class="counts"><b class="requests">${pattern.requests}</b> of ${total} requests; ${plural(pattern.leftOut, 'difference')} with the target left out</span>${bar(pattern.requests, total)}</div>`,
     `<div class="endpoints-of">${pattern.endpoints.map(escapeHtml).join(' · ')}</div>`,
     examplesTable(pattern.examples),
     '</div>',

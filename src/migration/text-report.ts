@@ -54,8 +54,9 @@ export function formatTextReport(grouped: GroupedReport): string {
     }
   }
   lines.push('', 'endpoints:');
+  const width = Math.max(0, ...grouped.endpoints.map((endpoint) => endpoint.endpoint.length));
   for (const endpoint of grouped.endpoints) {
-    lines.push(`  ${endpoint.verdict.padEnd(9)} ${endpoint.endpoint}  ${plural(endpoint.requests, 'request')}; differences: ${endpoint.open} open, ${endpoint.accepted} accepted, ${endpoint.noise} noise`);
+    lines.push(`  ${endpoint.verdict.padEnd(9)} ${endpoint.endpoint.padEnd(width)}  ${plural(endpoint.requests, 'request')}; differences: ${endpoint.open} open, ${endpoint.accepted} accepted, ${endpoint.noise} noise`);
   }
   const detail = grouped.requests.flatMap(({ comparison, differences }) => differences
     .filter((classified) => classified.standing === 'open')
