@@ -120,10 +120,19 @@ describe('the diff of a site', () => {
   });
 
   describe('the HTML report in a real browser', () => {
+    /** Skipped where there is no Chromium (a machine with Node only), saying why once; CI installs it (.ci/run). */
+    let told = false;
+    const needChromium = (context: { skip: (note?: string) => never }) => {
+      if (chromium) return;
+      const why = 'skipped: chromium is not installed (apt-get install -y chromium; .ci/run installs it)';
+      if (!told) console.warn(`the HTML report in a real browser: ${why}`);
+      told = true;
+      context.skip(why);
+    };
     const profile = () => `--user-data-dir=${join(work, 'chromium-profile')}`;
 
     it('renders, the patterns first, and takes a screenshot', async (context) => {
-      if (!chromium) context.skip('chromium is not installed (apt-get install -y chromium; .ci/run installs it)');
+      needChromium(context);
       const screenshot = join(work, 'report.png');
       await headlessChromium(chromium!, [profile(), `--screenshot=${screenshot}`, '--window-size=1280,1600', `file://${first.html}`]);
       const png = await readFile(screenshot);
@@ -133,7 +142,7 @@ describe('the diff of a site', () => {
     });
 
     it('runs the filter script: the count it writes, and a filter given in the address', async (context) => {
-      if (!chromium) context.skip('chromium is not installed (apt-get install -y chromium; .ci/run installs it)');
+      needChromium(context);
       const shownCount = (dom: string) => /<span id="shown-count"[^>]*>([^<]*)<\/span>/.exec(dom)?.[1];
       const dom = await headlessChromium(chromium!, [profile(), '--dump-dom', `file://${first.html}`]);
       const [pattern] = first.report.patterns;
