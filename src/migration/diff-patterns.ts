@@ -8,7 +8,9 @@
  * then one line with the number of requests it touches, the endpoints, and a few examples, however
  * many thousand answers it is in. Each difference also has a **standing**:
  *
- * - `noise` when its pattern's path differs between two recordings of the old system (`--noise`);
+ * - `noise` when its pattern's path differs, on the same endpoint, between two recordings of the old
+ *   system (`--noise`): on that endpoint only, so that a status or a field that is unstable on one
+ *   endpoint of the old system does not hide a real difference of another;
  * - `accepted` when an accept rule of the rules file names it (the first that does gives the reason);
  * - `open` otherwise: what clients would notice.
  *
@@ -64,7 +66,7 @@ export interface DifferencePattern {
   examples: PatternExample[];
 }
 
-/** A path that differs between the two recordings of the old system. */
+/** A path that differs between the two recordings of the old system, on `endpoints`. */
 export interface NoisePattern {
   path: string;
   /** The kinds seen between the two recordings. */
@@ -74,7 +76,7 @@ export interface NoisePattern {
   endpoints: string[];
   /** Left: the recording diffed; right: the second recording. */
   examples: PatternExample[];
-  /** Differences against the target left out of the verdict because of this path. */
+  /** Differences against the target left out of the verdict because of this path (on those endpoints). */
   leftOut: number;
 }
 
@@ -126,7 +128,7 @@ export function groupReport(report: DiffReport, accept: readonly AcceptRule[] = 
     const differences = comparison.differences.map((difference): ClassifiedDifference => {
       const pattern = patternPath(difference);
       const kind = patternKind(difference);
-      const noisePattern = noise?.get(pattern);
+      const noisePattern = noise?.onEndpoint.has(noiseKey(comparison.endpoint, pattern)) ? noise.byPath.get(pattern) : undefined;
       const rule = noisePattern ? undefined : accept.find((candidate) => accepts(candidate, difference, kind));
       const standing: Standing = noisePattern ? 'noise' : rule ? 'accepted' : 'open';
       endpoint[standing] += 1;
@@ -150,7 +152,7 @@ export function groupReport(report: DiffReport, accept: readonly AcceptRule[] = 
       .map(({ lastComparison: _, ...pattern }) => pattern)
       .sort((a, b) => standingOrder.indexOf(a.standing) - standingOrder.indexOf(b.standing) || byWeight(a, b)),
     ...(report.noise && noise ? {
-      noise: { dir: report.noise.dir, compared: report.noise.comparisons.length, unmatched: report.noise.unmatched, patterns: [...noise.values()].sort(byWeight) },
+      noise: { dir: report.noise.dir, compared: report.noise.comparisons.length, unmatched: report.noise.unmatched, patterns: [...noise.byPath.values()].sort(byWeight) },
     } : {}),
     endpoints: sortedEndpoints,
     outcome: verdictOrder.find((verdict) => sortedEndpoints.some((endpoint) => endpoint.verdict === verdict)) ?? 'identical',
@@ -169,9 +171,17 @@ function accepts(rule: AcceptRule, difference: Difference, kind: PatternKind): b
   return false;
 }
 
-/** Noise patterns by path, from the comparisons of the left side with the second recording. */
-function groupNoise(comparisons: readonly RequestComparison[]): Map<string, NoisePattern> {
+function noiseKey(endpoint: string, path: string): string {
+  return `${endpoint}\u0000${path}`;
+}
+
+/**
+ * Noise patterns by path, from the comparisons of the left side with the second recording, and
+ * the endpoints each was seen on (`noiseKey`).
+ */
+function groupNoise(comparisons: readonly RequestComparison[]): { byPath: Map<string, NoisePattern>; onEndpoint: Set<string> } {
   const byPath = new Map<string, NoisePattern & { lastComparison?: RequestComparison; endpointSet: Set<string> }>();
+  const onEndpoint = new Set<string>();
   for (const comparison of comparisons) {
     for (const difference of comparison.differences) {
       const path = patternPath(difference);
@@ -181,9 +191,13 @@ function groupNoise(comparisons: readonly RequestComparison[]): Map<string, Nois
       if (!pattern.kinds.includes(kind)) pattern.kinds.push(kind);
       countRequest(pattern, comparison, difference);
       pattern.endpointSet.add(comparison.endpoint);
+      onEndpoint.add(noiseKey(comparison.endpoint, path));
     }
   }
-  return new Map([...byPath].map(([path, { lastComparison: _, endpointSet, ...pattern }]) => [path, { ...pattern, endpoints: [...endpointSet].sort(compareText) }]));
+  return {
+    byPath: new Map([...byPath].map(([path, { lastComparison: _, endpointSet, ...pattern }]) => [path, { ...pattern, endpoints: [...endpointSet].sort(compareText) }])),
+    onEndpoint,
+  };
 }
 
 function tally(

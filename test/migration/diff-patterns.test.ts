@@ -151,6 +151,11 @@ describe('grouping', () => {
     expect(grouped.endpoints).toEqual([{ endpoint: 'GET /Observation', verdict: 'identical', requests: 2, open: 0, accepted: 0, noise: 2 }]);
     expect(grouped.requests[0]!.differences.map(({ pattern, standing }) => [pattern, standing])).toEqual([['$.id', 'noise']]);
     expect(groupReport(report(target)).outcome).toBe('differs');
+    // Noise on one endpoint hides nothing on another.
+    const elsewhere = compared('GET', '/api/CarePlan?patient=1', observations('a', []), observations('d', []), idRules);
+    const mixed = groupReport(report([...target, elsewhere], second.slice(0, 1)));
+    expect(mixed.patterns.map(({ path, standing, endpoints }) => [path, standing, endpoints])).toEqual([['$.id', 'open', ['GET /api/CarePlan']]]);
+    expect(mixed.endpoints.map(({ endpoint, verdict }) => [endpoint, verdict])).toEqual([['GET /api/CarePlan', 'differs'], ['GET /Observation', 'identical']]);
   });
 });
 
