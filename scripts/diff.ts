@@ -1,22 +1,31 @@
 /**
- * `npm run diff -- --recordings <dir> --target <URL> [--rules rules.json] [--html report.html] [--redact]`
- * `npm run diff -- --left <URL> --right <URL> --requests <file> [--rules …] [--html …] [--redact]`
- * Compares answers structurally (src/migration/replay-diff.ts; docs/migration.md). Exit code 0: no
- * differences; 1: differences; 2: could not compare (usage, files, network).
+ * `npm run diff -- --recordings <dir> --target <URL> [--noise <dir>] [--rules rules.json] [--html report.html] [--json report.json] [--concurrency 4] [--redact]`
+ * `npm run diff -- --left <URL> --right <URL> --requests <file> [the same options]`
+ * Compares answers structurally (src/migration/replay-diff.ts), groups the differences by pattern
+ * (diff-patterns.ts; docs/migration.md). Exit code 0: nothing but identical, accepted or noise;
+ * 1: open differences; 2: could not compare (usage, files, network).
  */
 import { writeFile } from 'node:fs/promises';
 import {
-  baseUrl, EXIT_DIFFERENCES, EXIT_OK, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
+  baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
 } from '../src/migration/cli.ts';
+import { groupReport } from '../src/migration/diff-patterns.ts';
 import { DEFAULT_RULES, loadRulesFile } from '../src/migration/diff-rules.ts';
 import { renderHtmlReport } from '../src/migration/html-report.ts';
+import { exitCodeOf, jsonReportText } from '../src/migration/json-report.ts';
 import { createRedactor } from '../src/migration/redaction.ts';
-import { diffLive, diffRecordings, summarize } from '../src/migration/replay-diff.ts';
+import { DEFAULT_CONCURRENCY, diffLive, diffRecordings } from '../src/migration/replay-diff.ts';
 import { readRequestsFile } from '../src/migration/requests-file.ts';
 import { formatTextReport } from '../src/migration/text-report.ts';
 
-const USAGE = `usage: npm run diff -- --recordings <dir> --target <URL> [--rules rules.json] [--html report.html] [--redact]
-       npm run diff -- --left <URL> --right <URL> --requests <file> [--rules rules.json] [--html report.html] [--redact]
+const USAGE = `usage: npm run diff -- --recordings <dir> --target <URL> [options]
+       npm run diff -- --left <URL> --right <URL> --requests <file> [options]
+  options: --noise <dir>        a second recording of the same requests from the old system:
+                                what differs between the two is noise, left out of the verdict
+           --rules rules.json   ignore and accept rules (docs/migration.md)
+           --html report.html   --json report.json
+           --concurrency N      requests in flight at once (default ${DEFAULT_CONCURRENCY})
+           --redact             pseudonymize answers with REDACTION_KEY
   environment: TARGET_ACCESS_TOKEN (else LEGACY_ACCESS_TOKEN) for the target / right side,
                LEGACY_ACCESS_TOKEN for the left side, REDACTION_KEY (with --redact)`;
 
@@ -27,8 +36,11 @@ runCli(USAGE, async () => {
     left: { type: 'string' },
     right: { type: 'string' },
     requests: { type: 'string' },
+    noise: { type: 'string' },
     rules: { type: 'string' },
     html: { type: 'string' },
+    json: { type: 'string' },
+    concurrency: { type: 'string' },
     redact: { type: 'boolean', default: false },
   });
   const rules = args.rules ? await loadRulesFile(args.rules) : DEFAULT_RULES;
@@ -36,31 +48,63 @@ runCli(USAGE, async () => {
   const targetToken = envToken('TARGET_ACCESS_TOKEN') ?? envToken('LEGACY_ACCESS_TOKEN');
   // Every token of the environment is scrubbed from each answer as it arrives (not only the one sent).
   const alsoScrub = TOKEN_VARIABLES.map(envToken);
+  const common = { rules, redactor, alsoScrub, noiseDir: args.noise, concurrency: concurrency(args.concurrency), onProgress: progressLine() };
   let report;
-  if (args.recordings !== undefined || args.target !== undefined) {
-    if (args.left !== undefined || args.right !== undefined) throw new UsageError('--recordings/--target and --left/--right are two different modes');
-    report = await diffRecordings({
-      recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken, rules, redactor, alsoScrub,
-    });
-  } else if (args.left !== undefined || args.right !== undefined) {
-    report = await diffLive({
-      left: baseUrl(args.left, 'left'),
-      right: baseUrl(args.right, 'right'),
-      requests: await readRequestsFile(required(args.requests, 'requests')),
-      leftToken: envToken('LEGACY_ACCESS_TOKEN'),
-      rightToken: targetToken,
-      rules,
-      redactor,
-      alsoScrub,
-    });
-  } else {
-    throw new UsageError('give --recordings and --target, or --left, --right and --requests');
+  try {
+    if (args.recordings !== undefined || args.target !== undefined) {
+      if (args.left !== undefined || args.right !== undefined) throw new UsageError('--recordings/--target and --left/--right are two different modes');
+      report = await diffRecordings({ ...common, recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken });
+    } else if (args.left !== undefined || args.right !== undefined) {
+      report = await diffLive({
+        ...common,
+        left: baseUrl(args.left, 'left'),
+        right: baseUrl(args.right, 'right'),
+        requests: await readRequestsFile(required(args.requests, 'requests')),
+        leftToken: envToken('LEGACY_ACCESS_TOKEN'),
+        rightToken: targetToken,
+      });
+    } else {
+      throw new UsageError('give --recordings and --target, or --left, --right and --requests');
+    }
+  } finally {
+    common.onProgress?.(-1, 0);
   }
+  const grouped = groupReport(report, rules.accept);
   // Scrubbed again, whatever produced the text.
-  process.stdout.write(scrubTokens(formatTextReport(report)));
+  process.stdout.write(scrubTokens(formatTextReport(grouped)));
   if (args.html) {
-    await writeFile(args.html, scrubTokens(renderHtmlReport(report)), 'utf8');
+    await writeFile(args.html, scrubTokens(renderHtmlReport(grouped)), 'utf8');
     process.stderr.write(`wrote ${args.html}\n`);
   }
-  return summarize(report).differences > 0 ? EXIT_DIFFERENCES : EXIT_OK;
+  if (args.json) {
+    await writeFile(args.json, scrubTokens(jsonReportText(grouped)), 'utf8');
+    process.stderr.write(`wrote ${args.json}\n`);
+  }
+  return exitCodeOf(grouped);
 });
+
+function concurrency(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CONCURRENCY;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new UsageError('--concurrency must be a whole number from 1 to 64');
+  return value;
+}
+
+/**
+ * A progress line on standard error, rewritten in place, when it is a terminal only: never in a
+ * CI log or a test's output. Called with -1 at the end to clear it.
+ */
+function progressLine(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let shownAt = 0;
+  return (done, total) => {
+    if (done < 0) {
+      process.stderr.write('\r\x1b[K');
+      return;
+    }
+    const now = Date.now();
+    if (now - shownAt < 100 && done < total) return;
+    shownAt = now;
+    process.stderr.write(`\r\x1b[Kdiffed ${done}/${total} requests`);
+  };
+}

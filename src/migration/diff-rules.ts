@@ -1,16 +1,32 @@
 /**
- * What the diff compares, read from a rules file (`--rules rules.json`):
+ * What the diff compares, and which differences it accepts, read from a rules file (`--rules rules.json`):
  *
  * ```json
  * { "ignore": ["$..meta.lastUpdated"], "keyOrder": false, "matchEntriesBy": "full_url",
- *   "compareBundleId": false, "headers": ["content-type", "cache-control"] }
+ *   "compareBundleId": false, "headers": ["content-type", "cache-control"],
+ *   "accept": [{ "path": "$.entry[*].resource.issued", "kind": "format", "reason": "…" }] }
  * ```
- * Every member is optional; the defaults are the values above with `ignore: []`.
+ * Every member is optional; the defaults are the values above with `ignore: []` and `accept: []`.
  */
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { parsePathRule, PathRuleError, type PathRule } from './json-path.ts';
+import { PATTERN_KINDS, type PatternKind } from './pattern-kinds.ts';
 import { RECORDED_HEADERS } from './recordings.ts';
+
+/**
+ * A difference accepted, with the reason (which the report shows next to it): still reported, as
+ * accepted, but no longer making an endpoint's verdict "differs". `path` is a JSON path rule (what
+ * the report prints as a pattern, pasted) matching the difference's path or one above it, or
+ * `status` / `headers.<name>` literally; `kind` one of the report's kinds.
+ */
+export interface AcceptRule {
+  path: string;
+  /** The parsed JSON path; absent for `status` and `headers.<name>`, compared as written. */
+  rule?: PathRule;
+  kind: PatternKind;
+  reason: string;
+}
 
 export interface DiffRules {
   /** Paths whose subtrees are not compared. */
@@ -23,6 +39,8 @@ export interface DiffRules {
   compareBundleId: boolean;
   /** Response headers compared (lower-case names). `etag` is left out by default: it digests the body, Bundle id included. */
   headers: string[];
+  /** Differences still compared and shown, but accepted for the verdict. */
+  accept: AcceptRule[];
 }
 
 export const DEFAULT_RULES: DiffRules = {
@@ -31,6 +49,7 @@ export const DEFAULT_RULES: DiffRules = {
   matchEntriesBy: 'full_url',
   compareBundleId: false,
   headers: ['content-type', 'cache-control'],
+  accept: [],
 };
 
 const rulesFileSchema = v.strictObject({
@@ -39,6 +58,11 @@ const rulesFileSchema = v.strictObject({
   matchEntriesBy: v.optional(v.picklist(['full_url', 'position'])),
   compareBundleId: v.optional(v.boolean()),
   headers: v.optional(v.array(v.string())),
+  accept: v.optional(v.array(v.strictObject({
+    path: v.string(),
+    kind: v.picklist(PATTERN_KINDS),
+    reason: v.pipe(v.string(), v.trim(), v.nonEmpty('give the reason the difference is accepted')),
+  }))),
 });
 
 export class RulesError extends Error {
@@ -54,8 +78,10 @@ export function rulesFrom(content: unknown): DiffRules {
   }
   const file = result.output;
   let ignore: PathRule[];
+  let accept: AcceptRule[];
   try {
-    ignore = (file.ignore ?? []).map(parsePathRule);
+    ignore = (file.ignore ?? []).map((rule) => parsePathRule(rule));
+    accept = (file.accept ?? []).map(({ path, kind, reason }) => ({ path, kind, reason, ...acceptedPath(path) }));
   } catch (error) {
     if (error instanceof PathRuleError) throw new RulesError(`rules: ${error.message}`);
     throw error;
@@ -72,7 +98,14 @@ export function rulesFrom(content: unknown): DiffRules {
     matchEntriesBy: file.matchEntriesBy ?? DEFAULT_RULES.matchEntriesBy,
     compareBundleId: file.compareBundleId ?? DEFAULT_RULES.compareBundleId,
     headers,
+    accept,
   };
+}
+
+/** `status` and `headers.<name>` are not JSON paths: they name the status line and a header. */
+function acceptedPath(path: string): { rule?: PathRule } {
+  if (path === 'status' || /^headers\.[a-z0-9-]+$/.test(path)) return {};
+  return { rule: parsePathRule(path, 'accept rule') };
 }
 
 export async function loadRulesFile(file: string): Promise<DiffRules> {

@@ -21,6 +21,11 @@ export type DifferenceKind = 'changed' | 'missing' | 'extra' | 'key-order';
 export interface Difference {
   /** `status`, `headers.<name>`, or a JSON path into the body (`$…`). */
   path: string;
+  /**
+   * The body path as segments (absent for `status` and headers): grouping generalizes them into a
+   * pattern without re-parsing `path`, whose labels may hold any character an answer put there.
+   */
+  segments?: JsonPath;
   kind: DifferenceKind;
   /** The left value as JSON text (capped in length); absent for `extra`. */
   left?: string;
@@ -77,7 +82,7 @@ function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rul
     const leftOrder = [...left.keys()].filter((key) => right.has(key) && compared(key));
     const rightOrder = [...right.keys()].filter((key) => left.has(key) && compared(key));
     if (leftOrder.join('\u0000') !== rightOrder.join('\u0000')) {
-      out.push({ path: renderPath(path), kind: 'key-order', left: JSON.stringify(leftOrder), right: JSON.stringify(rightOrder) });
+      out.push({ path: renderPath(path), segments: path, kind: 'key-order', left: JSON.stringify(leftOrder), right: JSON.stringify(rightOrder) });
     }
   }
   for (const [key, leftValue] of left) {
@@ -85,7 +90,7 @@ function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rul
     const memberPath = [...path, keySegment(key)];
     const rightValue = right.get(key);
     if (rightValue === undefined) {
-      if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), kind: 'missing', left: valueText(leftValue) });
+      if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), segments: memberPath, kind: 'missing', left: valueText(leftValue) });
     } else if (isBundle && key === 'entry' && rules.matchEntriesBy === 'full_url' && Array.isArray(leftValue) && Array.isArray(rightValue)) {
       compareEntries(leftValue, rightValue, memberPath, rules, out, embedded);
     } else {
@@ -95,7 +100,7 @@ function compareObjects(left: JsonObject, right: JsonObject, path: JsonPath, rul
   for (const [key, rightValue] of right) {
     if (left.has(key) || (skipId && key === 'id')) continue;
     const memberPath = [...path, keySegment(key)];
-    if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), kind: 'extra', right: valueText(rightValue) });
+    if (!ignored(memberPath, rules)) out.push({ path: renderPath(memberPath), segments: memberPath, kind: 'extra', right: valueText(rightValue) });
   }
 }
 
@@ -106,8 +111,8 @@ function compareByPosition(left: JsonValue[], right: JsonValue[], path: JsonPath
     const rightItem = right[index];
     if (leftItem !== undefined && rightItem !== undefined) compare(leftItem, rightItem, itemPath, rules, out, embedded);
     else if (ignored(itemPath, rules)) continue;
-    else if (leftItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'missing', left: valueText(leftItem) });
-    else if (rightItem !== undefined) out.push({ path: renderPath(itemPath), kind: 'extra', right: valueText(rightItem) });
+    else if (leftItem !== undefined) out.push({ path: renderPath(itemPath), segments: itemPath, kind: 'missing', left: valueText(leftItem) });
+    else if (rightItem !== undefined) out.push({ path: renderPath(itemPath), segments: itemPath, kind: 'extra', right: valueText(rightItem) });
   }
 }
 
@@ -149,11 +154,11 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
     const entryPath = [...path, labelSegment(leftLabels[index]!)];
     const rightIndex = pairOf.get(index);
     if (rightIndex !== undefined) compare(leftEntry, right[rightIndex]!, entryPath, rules, out, embedded);
-    else if (!ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'missing', left: valueText(leftEntry) });
+    else if (!ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'missing', left: valueText(leftEntry) });
   });
   right.forEach((rightEntry, index) => {
     const entryPath = [...path, labelSegment(rightLabels[index]!)];
-    if (!pairedRight.has(index) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), kind: 'extra', right: valueText(rightEntry) });
+    if (!pairedRight.has(index) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'extra', right: valueText(rightEntry) });
   });
 }
 
@@ -206,5 +211,5 @@ function ignored(path: JsonPath, rules: DiffRules): boolean {
 }
 
 function changed(left: JsonValue, right: JsonValue, path: JsonPath, out: Difference[]): void {
-  out.push({ path: renderPath(path), kind: 'changed', left: valueText(left), right: valueText(right) });
+  out.push({ path: renderPath(path), segments: path, kind: 'changed', left: valueText(left), right: valueText(right) });
 }

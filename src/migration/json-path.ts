@@ -31,23 +31,33 @@ export function labelSegment(label: string | number): PathSegment {
   return { label: String(label) };
 }
 
-/** `$.entry[full_url=/Observation/5].resource.code`, keys that are not plain written `['key']`. */
+/** `$.entry[full_url=/Observation/5].resource.code`, keys that are not plain written `['key']` (`\\` and `\'` escaped). */
 export function renderPath(path: JsonPath): string {
   let text = '$';
   for (const segment of path) {
     if ('label' in segment) text += `[${segment.label}]`;
-    else text += PLAIN_KEY.test(segment.key) ? `.${segment.key}` : `['${segment.key.replaceAll("'", "\\'")}']`;
+    else text += PLAIN_KEY.test(segment.key) ? `.${segment.key}` : `['${segment.key.replace(/[\\']/g, (c) => `\\${c}`)}']`;
   }
   return text;
 }
 
+/**
+ * The path with every bracket (an array index, a Bundle entry's label) written `[*]`: the pattern
+ * a difference is grouped under, in the rule syntax below, so that it can be pasted into a rule.
+ */
+export function patternOf(path: JsonPath): string {
+  return renderPath(path.map((segment) => ('label' in segment ? ANY_LABEL : segment)));
+}
+
+const ANY_LABEL: PathSegment = { label: '*' };
+
 /** Parses one ignore rule; throws `PathRuleError` naming the rule when it is not the syntax above. */
-export function parsePathRule(source: string): PathRule {
-  if (!source.startsWith('$')) throw new PathRuleError(`ignore rule ${JSON.stringify(source)} must start with "$"`);
+export function parsePathRule(source: string, what = 'ignore rule'): PathRule {
+  if (!source.startsWith('$')) throw new PathRuleError(`${what} ${JSON.stringify(source)} must start with "$"`);
   const tokens: RuleToken[] = [];
   let at = 1;
   const fail = (why: string): never => {
-    throw new PathRuleError(`ignore rule ${JSON.stringify(source)}: ${why} at character ${at + 1}`);
+    throw new PathRuleError(`${what} ${JSON.stringify(source)}: ${why} at character ${at + 1}`);
   };
   while (at < source.length) {
     if (source.startsWith('..', at)) {
@@ -57,13 +67,13 @@ export function parsePathRule(source: string): PathRule {
       if (source[at] !== '[') at = readKey(at);
     } else if (source[at] === '.') {
       at = readKey(at + 1);
+    } else if (source.startsWith("['", at) || source.startsWith('["', at)) {
+      at = readQuotedKey(at + 1);
     } else if (source[at] === '[') {
       const end = source.indexOf(']', at);
       if (end < 0) fail('unclosed "["');
       const inner = source.slice(at + 1, end);
-      const quoted = /^'(.*)'$|^"(.*)"$/.exec(inner);
       if (inner === '*') tokens.push({ any: true });
-      else if (quoted) tokens.push({ key: quoted[1] ?? quoted[2] ?? '' });
       else if (inner === '') fail('empty "[]"');
       else tokens.push({ label: inner });
       at = end + 1;
@@ -72,6 +82,22 @@ export function parsePathRule(source: string): PathRule {
     }
   }
   return { source, tokens };
+
+  /** `['key']` from its quote: `\\` escapes the next character, so a key may hold `'`, `]` and `\\`. */
+  function readQuotedKey(from: number): number {
+    const quote = source[from]!;
+    let key = '';
+    let end = from + 1;
+    while (end < source.length && source[end] !== quote) {
+      if (source[end] === '\\') end += 1;
+      key += source[end] ?? '';
+      end += 1;
+    }
+    at = end;
+    if (source[end] !== quote || source[end + 1] !== ']') fail('unclosed quoted key');
+    tokens.push({ key });
+    return end + 2;
+  }
 
   function readKey(from: number): number {
     let end = from;

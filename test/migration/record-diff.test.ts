@@ -11,7 +11,8 @@ import { startEmulator, type RunningEmulator } from '../../src/migration/emulato
 import { parseJsonText, serializeJson } from '../../src/migration/json-text.ts';
 import { recordRequests } from '../../src/migration/record.ts';
 import { recordingFileName, requestLine } from '../../src/migration/recordings.ts';
-import { diffLive, diffRecordings, summarize, type DiffReport } from '../../src/migration/replay-diff.ts';
+import { summarize } from '../../src/migration/diff-patterns.ts';
+import { diffLive, diffRecordings, type DiffReport } from '../../src/migration/replay-diff.ts';
 import { parseRequestsFile, type RequestSpec } from '../../src/migration/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
 import {
@@ -170,10 +171,21 @@ describe('diff', () => {
     expect(summarize(report)).toEqual({ requests: requests.length, requestsWithDifferences: 0, differences: 0 });
   });
 
+  it('keeps the order of the requests when sending several at once, and pairs each with its second recording', async () => {
+    const report = await diffLive({ left: emulator.url, right: service.url, requests, leftToken: token, rightToken: token, rules: DEFAULT_RULES, noiseDir: fromEmulator, concurrency: 5 });
+    expect(report.comparisons.map((c) => c.request)).toEqual(requests.map(requestLine));
+    expect(report.noise?.unmatched).toBe(0);
+    expect(report.noise?.comparisons.map((c) => [c.request, c.differences])).toEqual(requests.map((r) => [requestLine(r), []]));
+  });
+
   it('exits 2 on usage and network errors', async () => {
     const usage = await runKitScript('diff', ['--target', service.url], {});
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--recordings is required');
+    const concurrency = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--concurrency', '0'], { LEGACY_ACCESS_TOKEN: token });
+    expect([concurrency.code, concurrency.stderr.includes('--concurrency must be a whole number')]).toEqual([2, true]);
+    const noNoise = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--noise', `${fromEmulator}-absent`], { LEGACY_ACCESS_TOKEN: token });
+    expect([noNoise.code, noNoise.stderr.includes('ENOENT')]).toEqual([2, true]);
     const unreachable = await runKitScript('diff', ['--recordings', fromEmulator, '--target', `http://127.0.0.1:${await closedPort()}`], { LEGACY_ACCESS_TOKEN: token });
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('ECONNREFUSED');
