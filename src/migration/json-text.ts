@@ -6,10 +6,12 @@
  * text; an array is a JS array; an object is a `Map` (insertion order = source order; a repeated
  * key keeps its first position and its last value, as `JSON.parse` keeps the last value).
  */
-import { MAX_JSON_DEPTH } from '../json-limits.ts';
-
-/** Nesting deeper than this is a syntax error (shared with the service's own upstream reads). */
-export { MAX_JSON_DEPTH };
+/**
+ * Nesting deeper than this is a syntax error: a recording nested deeper would exhaust the call stack
+ * of whatever walks it. The same bound as the service's upstream reads (src/json-limits.ts), kept
+ * here rather than imported: the kit imports nothing from the service it diffs.
+ */
+export const MAX_JSON_DEPTH = 256;
 
 export class JsonNumber {
   constructor(readonly text: string) {}
