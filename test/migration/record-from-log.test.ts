@@ -64,6 +64,8 @@ describe('record --from-log', () => {
     expect(run.stderr).toContain('6 distinct requests kept, standing for 7 lines (1 repeat collapsed)');
     expect(run.stderr).toMatch(/skipped 1 line: POST: its form body is not in the log .*access\.log:8\)/);
     expect(run.stderr).toContain('recorded 6 requests into');
+    // Recorded without --redact: said, since the recordings then hold patient data as it was sent.
+    expect(run.stderr).toContain('warning: recording without --redact');
 
     const requestsText = await readFile(requestsFile, 'utf8');
     const requests = parseRequestsFile(requestsText);

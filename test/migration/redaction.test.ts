@@ -41,6 +41,8 @@ beforeAll(async () => {
   });
   expect(run.stderr.includes(token)).toBe(false);
   expect(run.code, run.stderr).toBe(0);
+  // Redacted: no warning about patient data kept as sent.
+  expect(run.stderr).not.toContain('without --redact');
 });
 afterAll(async () => {
   await service?.close();
