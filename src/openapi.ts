@@ -132,9 +132,36 @@ function operation(route: Route): Json {
   };
 }
 
+const STATUS_SCHEMA = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+const READINESS_SCHEMA = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { enum: ['ready', 'not-ready'] },
+    checks: { type: 'object', description: 'Each check by name (`started`, `upstream`): `ok`, or what is wrong in a word', additionalProperties: { type: 'string' } },
+  },
+};
+
+/** The operator's endpoints beside the legacy interface (src/app.ts), without a token. */
+const OPERATIONS_PATHS: Record<string, Json> = {
+  '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', security: [{}], responses: { '200': { description: 'Alive', content: { 'application/json': { schema: STATUS_SCHEMA } } } } } },
+  '/readyz': {
+    get: {
+      operationId: 'readyz',
+      summary: 'Readiness: started (the embedded data loaded) and the upstream answering its CapabilityStatement',
+      security: [{}],
+      responses: {
+        '200': { description: 'Ready', content: { 'application/json': { schema: READINESS_SCHEMA } } },
+        '503': { description: 'Not ready', content: { 'application/json': { schema: READINESS_SCHEMA } } },
+      },
+    },
+  },
+  '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', security: [{}], responses: { '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+};
+
 /** Builds the OpenAPI 3.1 document for a route table. */
 export function openApiDocument(routes: readonly Route[]): Json {
-  const paths: Record<string, Json> = {};
+  const paths: Record<string, Json> = { ...OPERATIONS_PATHS };
   for (const { route, path } of servedPaths(routes)) {
     const openApiPath = path.replace(/:(\w+)/g, '{$1}');
     // The twin path (with or without /api) is the same operation; operation ids must still be unique.

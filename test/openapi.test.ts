@@ -61,4 +61,15 @@ describe('GET /openapi.json', () => {
       for (const status of ['400', '401', '403', '404', '500', '502', '504']) expect(Object.keys(op.responses)).toContain(status);
     }
   });
+
+  it("lists the operator's endpoints: /healthz, /readyz (200 and 503) and /metrics, each answered as documented", async () => {
+    const document = await fetchDocument();
+    expect(Object.keys(document.paths['/readyz']!.get!.responses).sort()).toEqual(['200', '503']);
+    const app = createApp({ client: unusedClient });
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      expect(document.paths[path]?.get, path).toBeDefined();
+      const response = await app.request(path);
+      expect(Object.keys(document.paths[path]!.get!.responses), path).toContain(String(response.status));
+    }
+  });
 });
