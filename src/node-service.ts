@@ -48,7 +48,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
   // As many connections as the bulkhead lets requests through: none ever queues inside undici.
   const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
-  const { app, cache } = assembleFacade(config, { upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true });
+  const { app, cache, tracing } = assembleFacade(config, { upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
     // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
@@ -65,6 +65,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     cache,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await tracing.shutdown(); // the spans of the last requests, sent before the process ends
       await transport.close();
       await embedded?.close();
     },
