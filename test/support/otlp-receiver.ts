@@ -1,6 +1,7 @@
 /**
  * A small OTLP/HTTP receiver for tests: a real HTTP server taking `POST /v1/traces` (JSON), keeping
- * every body as received and the spans it holds, answering with the status a test sets.
+ * every body as received and the spans it holds, answering with the status a test sets. A GET
+ * answers the spans received so far, as JSON.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,9 +50,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      // A GET reads what was received: how a test inside workerd sees the spans of a receiver on Node.
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(spans));
+      }
       const body = Buffer.concat(chunks).toString('utf8');
       exports.push({ path: req.url ?? '', headers: req.headers, body });
-      if (req.method === 'POST' && status === 200) spans.push(...spansOf(JSON.parse(body) as ExportBody));
+      if (status === 200) spans.push(...spansOf(JSON.parse(body) as ExportBody));
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end('{}');
     });
