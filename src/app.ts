@@ -24,6 +24,8 @@ import { DEFAULT_SITE_CODES, type SiteCodes } from './site-codes.ts';
 import type { StatedLayers } from './upstream/capabilities.ts';
 import { UTC_LEGACY_TIME, type LegacyTime } from '../mappers/legacy-time.ts';
 import type { Readiness } from './readiness.ts';
+import { forwardingTracer, inChildSpan, type RequestTracer, type Span } from './tracing/span.ts';
+import { endRequestSpan } from './tracing/request-span.ts';
 
 export interface AppOptions {
   client: FhirClient;
@@ -53,6 +55,8 @@ export interface AppOptions {
   started?: () => boolean;
   /** Told each fallback a plan uses (besides /metrics), e.g. to attribute them to a request (scripts/check-upstream.ts). */
   onFallback?: (kind: FallbackKind, value: string) => void;
+  /** Starts each request's span (src/tracing/); by default nothing is recorded and a caller's trace context is forwarded upstream. */
+  tracer?: RequestTracer;
 }
 
 /** Largest `POST …/_search` form body accepted. */
@@ -66,6 +70,8 @@ type FacadeEnv = {
     routeName: string;
     upstreamPages: number;
     cache: CacheOutcome;
+    /** The request's span, when it has one (tracing on, or a caller's context to forward). */
+    span: Span | undefined;
     /** Set on legacy routes only: what the audit line of the request says. */
     audit: { subject: string | undefined; patient: string | undefined; resources: readonly string[] };
   };
@@ -94,6 +100,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const metrics = options.metrics ?? new Metrics();
   const { cache } = options;
   const hashing = options.hashing ?? webHashing();
+  const tracer = options.tracer ?? forwardingTracer;
   const app = new Hono<FacadeEnv>();
 
   app.use(async (c, next) => {
@@ -101,6 +108,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
     const requestId = crypto.randomUUID();
     c.set('requestId', requestId);
     c.header('x-request-id', requestId);
+    const span = tracer.startRequest(c.req.header('traceparent'), c.req.header('tracestate'));
+    c.set('span', span);
     await next();
     const route = c.get('routeName') ?? 'unmatched';
     metrics.requests.inc({ route, status: String(c.res.status) });
@@ -113,10 +122,15 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
       durationMs: Math.round(performance.now() - started),
       cache: c.get('cache'),
       upstreamCalls: c.get('upstreamPages'),
+      traceId: span?.traceId,
     });
     const audit = c.get('audit');
     if (audit !== undefined) {
       auditSink({ requestId, route, method: c.req.method, status: c.res.status, ...audit, cache: c.get('cache') });
+    }
+    if (span !== undefined) {
+      const errorCode = c.error === undefined || !span.recording ? undefined : toFacadeError(c.error).code;
+      endRequestSpan(span, { method: c.req.method, route, status: c.res.status, requestId, cache: c.get('cache'), upstreamPages: c.get('upstreamPages'), errorCode });
     }
   });
 
@@ -175,15 +189,20 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
         );
         const { caller } = prepared.access;
         c.set('audit', { subject: caller?.subject, patient: caller?.patient ?? prepared.params.patient, resources: [] });
-        const load = async (): Promise<StoredBody> => {
-          const result = await runRequest(prepared, deps);
+        // The upstream calls and the mapping of a load are recorded under the cache's span when there is a cache.
+        const load = async (trace: Span | undefined): Promise<StoredBody> => {
+          const result = await runRequest(prepared, deps, trace);
           c.set('upstreamPages', result.upstreamPages);
           metrics.upstreamPages.observe(result.upstreamPages);
           return { ...(await storedBody(JSON.stringify(result.payload), hashing.digest)), resourceIds: result.resourceIds };
         };
         const { body, outcome } = cache
-          ? await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, load, keepAliveOf(c))
-          : { body: await load(), outcome: 'bypass' as const };
+          ? await inChildSpan(c.get('span'), 'cache', async (span) => {
+              const found = await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, () => load(span), keepAliveOf(c));
+              if (span?.recording) span.set('facade.cache.outcome', found.outcome);
+              return found;
+            })
+          : { body: await load(c.get('span')), outcome: 'bypass' as const };
         c.set('cache', outcome);
         c.set('audit', { ...c.get('audit'), resources: body.resourceIds ?? [] });
         metrics.cacheEvents.inc({ outcome });

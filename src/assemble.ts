@@ -23,6 +23,8 @@ import { createReadiness } from './readiness.ts';
 
 /** How long `/readyz` waits for the upstream's CapabilityStatement before calling it unreachable. */
 const READINESS_PROBE_MS = 2000;
+import { tracingFor, type Tracing } from './tracing/tracing-config.ts';
+import { tracedTransport } from './upstream/traced-transport.ts';
 
 export interface RuntimeParts {
   upstreamUrl: string;
@@ -40,21 +42,30 @@ export interface RuntimeParts {
   onFallback?: AppOptions['onFallback'];
   /** False while the runtime is still starting (Node: the embedded data loading); `/readyz` and the legacy operations wait for it. */
   started?: () => boolean;
+  /**
+   * Whether timers outlive the request that set them (Node, the default): then spans are sent in
+   * batches on a timer; on Workers, where they do not, the entry calls `tracing.flush()` after each request.
+   */
+  timersOutliveRequests?: boolean;
 }
 
 export interface Facade {
   app: ReturnType<typeof createApp>;
   cache: ResponseCache | undefined;
   metrics: Metrics;
+  /** Sends queued spans: `flush()` after a request on Workers, `shutdown()` when the Node service closes. */
+  tracing: Tracing;
 }
 
 export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const metrics = new Metrics();
   // The profile and the site's overrides: the `_count` asked, and the limits the plans read with the statement.
   const upstream = upstreamSetupFor(config);
+  const tracing = tracingFor(config, { metrics, logger: parts.logger, timersOutliveRequests: parts.timersOutliveRequests ?? true });
   const client = new FhirClient({
     baseUrl: parts.upstreamUrl,
-    transport: resilientTransport(parts.transport, resilienceFor(config, metrics)),
+    // Tracing innermost: each sending, retries included, is its own span with its own traceparent.
+    transport: resilientTransport(tracedTransport(parts.transport), resilienceFor(config, metrics)),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxPages: config.UPSTREAM_MAX_PAGES,
     pageSize: upstream.pageSize,
@@ -67,7 +78,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const app = createApp({
     client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
     siteCodes: siteCodesOf(config), upstreamStated: upstream.stated, onFallback: parts.onFallback,
-    legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE),
+    legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE), tracer: tracing.tracer,
     started: parts.started,
     // Ready when started and the upstream answers its CapabilityStatement (src/readiness.ts).
     readiness: createReadiness({
@@ -75,7 +86,7 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
       probeUpstream: async () => (await client.capabilityStatement(client.deadline(READINESS_PROBE_MS))) !== undefined,
     }),
   });
-  return { app, cache, metrics };
+  return { app, cache, metrics, tracing };
 }
 
 /** The breaker, bulkhead and retry settings of the configuration, reporting to the metrics. */

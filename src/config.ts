@@ -85,6 +85,29 @@ const paramList = v.optional(
   v.pipe(v.string(), v.check((text) => text === 'none' || text.split(',').every((item) => PARAM_ITEM.test(item)), 'must be none or a comma-separated list of Type:param')),
 );
 
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `name=value` pairs, comma-separated, values percent-encoded (OpenTelemetry's form). */
+const otlpHeaderList = v.optional(
+  v.pipe(
+    v.string(),
+    v.check(
+      (text) =>
+        text
+          .split(',')
+          .filter((pair) => pair.trim() !== '')
+          .every((pair) => {
+            const at = pair.indexOf('=');
+            if (at === -1 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(pair.slice(0, at).trim())) return false;
+            try {
+              return !/[\r\n\0]/.test(decodeURIComponent(pair.slice(at + 1).trim()));
+            } catch {
+              return false;
+            }
+          }),
+      'must be name=value pairs, comma-separated, values percent-encoded',
+    ),
+  ),
+);
+
 const ConfigSchema = v.object({
   PORT: integer(8080, 0, 65535),
   HOST: v.optional(v.string(), '0.0.0.0'),
@@ -152,6 +175,26 @@ const ConfigSchema = v.object({
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
+
+  // Tracing (docs/decisions.md, "Tracing"): OpenTelemetry's own variables, with their meanings.
+  // No endpoint: nothing is recorded or exported.
+  /** Base URL of an OTLP/HTTP collector; spans go to `<endpoint>/v1/traces`. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(httpUrl),
+  /** The traces URL itself, used as it is (wins over the endpoint above). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: v.optional(httpUrl),
+  /** Headers of every export (a collector's API key): never logged. */
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaderList,
+  /** Longest an export may take, in ms (its spans are dropped beyond). */
+  OTEL_EXPORTER_OTLP_TIMEOUT: integer(10_000, 1, 600_000),
+  OTEL_SERVICE_NAME: v.optional(nonEmpty, 'clinical-records-facade'),
+  /** `true` turns tracing off whatever else is set. */
+  OTEL_SDK_DISABLED: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
+  /** Longest a span waits for its batch to fill before it is sent (Node; on Workers each request sends its own). */
+  OTEL_BSP_SCHEDULE_DELAY: integer(5000, 1, 600_000),
+  /** Most spans waiting to be sent; more are dropped and counted in /metrics. */
+  OTEL_BSP_MAX_QUEUE_SIZE: integer(2048, 1, 1_000_000),
+  /** Most spans in one export. */
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: integer(512, 1, 1_000_000),
 
   // Access control (docs/security.md). `passthrough`: the caller's token goes upstream and the
   // upstream judges it. `service`: the service uses its own credential upstream and enforces access.

@@ -52,6 +52,9 @@ export class Metrics {
   readonly upstreamBulkheadRejections = new Counter();
   readonly upstreamCircuitTransitions = new Counter();
   readonly upstreamCircuitRejections = new Counter();
+  // Tracing (src/tracing/): spans sent to the collector, and spans lost (queue full, export failed, after shutdown).
+  readonly traceSpansExported = new Counter();
+  readonly traceSpansDropped = new Counter();
   /** Read at scrape time: the circuit state of each upstream origin. */
   upstreamCircuitStates: () => ReadonlyMap<string, string> = () => new Map();
 
@@ -64,6 +67,8 @@ export class Metrics {
     histogram(lines, 'facade_upstream_pages', 'Upstream pages read per legacy request that reached the upstream.', this.upstreamPages);
     counter(lines, 'facade_upstream_fallbacks_total', 'Includes and revincludes the upstream did not carry out, fetched by other searches.', this.upstreamFallbacks);
     resilience(lines, this);
+    counter(lines, 'facade_trace_spans_exported_total', 'Spans accepted by the OTLP collector.', this.traceSpansExported);
+    counter(lines, 'facade_trace_spans_dropped_total', 'Spans not exported, by reason: queue-full, export-failed, shut-down.', this.traceSpansDropped);
     for (const [name, gauge] of Object.entries(gauges)) {
       lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.value}`);
     }

@@ -54,7 +54,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let started = embedded === undefined;
   // As many connections as the bulkhead lets requests through: none ever queues inside undici.
   const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
-  const { app, cache } = assembleFacade(config, {
+  const { app, cache, tracing } = assembleFacade(config, {
     upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true, started: () => started,
   });
   // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
@@ -88,6 +88,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       const outcome = await connections.close(config.SHUTDOWN_TIMEOUT_MS);
       // Background refreshes of stale entries were started by requests: let them end before their transport does.
       await cache?.settle();
+      // The spans of the last requests, sent before the process ends.
+      await tracing.shutdown();
       await stopUpstream();
       return outcome;
     },

@@ -10,13 +10,15 @@ import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
 import { fetchTransport } from '../upstream/transport.ts';
 
-/** Builds the app from the Worker's bindings: configuration, the platform fetch, a per-isolate cache. */
-function buildApp(env: Record<string, unknown>): Facade['app'] {
+/** Builds the facade from the Worker's bindings: configuration, the platform fetch, a per-isolate cache. */
+function buildFacade(env: Record<string, unknown>): Facade {
   // Only string bindings (vars and secrets) are configuration.
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
-  // Loads are not shared across requests here: a request's I/O dies with it in workerd.
-  return assembleFacade(config, { upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), audit: jsonAuditSink(), shareCacheLoads: false }).app;
+  // Loads are not shared across requests here, nor are spans sent on a timer: a request's I/O and timers die with it in workerd.
+  return assembleFacade(config, {
+    upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), audit: jsonAuditSink(), shareCacheLoads: false, timersOutliveRequests: false,
+  });
 }
 
 /**
@@ -24,18 +26,22 @@ function buildApp(env: Record<string, unknown>): Facade['app'] {
  * within an isolate, and the cache lives as long as the isolate does.
  */
 export function createWorker(): { fetch(request: Request, env: Record<string, unknown>, ctx: unknown): Promise<Response> } {
-  let app: Facade['app'] | undefined;
+  let facade: Facade | undefined;
   return {
     async fetch(request, env, ctx) {
       try {
-        app ??= buildApp(env);
+        facade ??= buildFacade(env);
       } catch (error) {
         // A misconfigured Worker still answers as the service does: an OperationOutcome, naming the bad keys.
         const detail = error instanceof ConfigError ? error.problems.join('; ') : undefined;
         const outcome = toOperationOutcome(new FacadeError('internal', detail ? `the service is misconfigured: ${detail}` : undefined));
         return new Response(JSON.stringify(outcome), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } });
       }
-      return app.fetch(request, env, ctx as never);
+      const response = await facade.app.fetch(request, env, ctx as never);
+      // The request's spans are sent after the answer, kept alive by the runtime (nothing to send with tracing off).
+      const waitUntil = (ctx as { waitUntil?: (work: Promise<unknown>) => void } | undefined)?.waitUntil;
+      if (facade.tracing.recording && typeof waitUntil === 'function') waitUntil.call(ctx, facade.tracing.flush());
+      return response;
     },
   };
 }

@@ -17,6 +17,7 @@ import { legacyBundle, type MappedEntry } from './envelope.ts';
 import { fetchRead, fetchSearch, type PlanDeps } from './plans/route-plan.ts';
 import type { FallbackKind } from './plans/search-plan.ts';
 import type { UpstreamKnowledge } from './plans/upstream-knowledge.ts';
+import { inChildSpan, type Span } from '../tracing/span.ts';
 
 /** A legacy request reduced to what the pipeline reads. */
 export interface LegacyRequest {
@@ -81,40 +82,46 @@ export function canonicalRequestKey(prepared: PreparedRequest): string {
   return JSON.stringify([prepared.route.name, prepared.id ?? null, params]);
 }
 
-/** Runs a prepared request against the upstream and maps the answer. */
-export async function runRequest(prepared: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+/**
+ * Runs a prepared request against the upstream and maps the answer. `trace` is the span its
+ * upstream calls and its mapping are recorded under, when there is one (src/tracing/span.ts).
+ */
+export async function runRequest(prepared: PreparedRequest, deps: PipelineDeps, trace?: Span): Promise<PipelineResult> {
   const { route } = prepared;
-  return route.kind === 'read' ? readRecord(route, prepared, deps) : search(route, prepared, deps);
+  return route.kind === 'read' ? readRecord(route, prepared, deps, trace) : search(route, prepared, deps, trace);
 }
 
-async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+async function search(route: SearchRoute, request: PreparedRequest, deps: PipelineDeps, trace: Span | undefined): Promise<PipelineResult> {
   const { params } = request;
-  const result = await fetchSearch(route, params, request.token, planDeps(deps));
-  const { matches, included } = request.access.visible(route, {
-    matches: result.matches,
-    included: result.included,
+  const result = await fetchSearch(route, params, request.token, planDeps(deps, trace));
+  return inChildSpan(trace, 'map', async (span) => {
+    const { matches, included } = request.access.visible(route, {
+      matches: result.matches,
+      included: result.included,
+    });
+    const context = createMapContext([...matches, ...included], deps.legacyTime);
+    const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape, context));
+    for (const resource of included) {
+      const shape = ownEntry(route.includedEntries, resource.resourceType);
+      if (shape) entries.push(mapEntry(resource, shape, context));
+    }
+    const payload =
+      route.envelope === 'array'
+        ? entries.map((entry) => entry.resource)
+        : legacyBundle(route.bundleType, entries, deps.newBundleId());
+    if (span?.recording) span.set('facade.records', entries.length);
+    return { payload, upstreamPages: result.pages, resourceIds: idsOf([...matches, ...included]) };
   });
-  const context = createMapContext([...matches, ...included], deps.legacyTime);
-  const entries: MappedEntry[] = matches.map((resource) => mapEntry(resource, route.shape, context));
-  for (const resource of included) {
-    const shape = ownEntry(route.includedEntries, resource.resourceType);
-    if (shape) entries.push(mapEntry(resource, shape, context));
-  }
-  const payload =
-    route.envelope === 'array'
-      ? entries.map((entry) => entry.resource)
-      : legacyBundle(route.bundleType, entries, deps.newBundleId());
-  return { payload, upstreamPages: result.pages, resourceIds: idsOf([...matches, ...included]) };
 }
 
-function planDeps(deps: PipelineDeps): PlanDeps {
-  return { client: deps.client, knowledge: deps.knowledge, siteCodes: deps.siteCodes, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback };
+function planDeps(deps: PipelineDeps, trace: Span | undefined): PlanDeps {
+  return { client: deps.client, knowledge: deps.knowledge, siteCodes: deps.siteCodes, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback, trace };
 }
 
-async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps): Promise<PipelineResult> {
+async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps, trace: Span | undefined): Promise<PipelineResult> {
   const { params } = request;
   const id = request.id ?? '';
-  const fetched = await fetchRead(route, id, request.token, planDeps(deps));
+  const fetched = await fetchRead(route, id, request.token, planDeps(deps, trace));
   let resource = fetched.record;
   let includedResources = fetched.included;
   const upstreamPages = fetched.pages;
@@ -126,11 +133,15 @@ async function readRecord(route: ReadRoute, request: PreparedRequest, deps: Pipe
   if (!resource || (params.patient !== undefined && patientOf(resource) !== params.patient)) {
     throw new FacadeError('not-found', `${route.upstream.resourceType} ${id}`);
   }
-  return {
-    payload: route.shape.map(resource, createMapContext([resource, ...includedResources], deps.legacyTime)),
-    upstreamPages,
-    resourceIds: idsOf([resource, ...includedResources]),
-  };
+  const found = resource;
+  return inChildSpan(trace, 'map', async (span) => {
+    if (span?.recording) span.set('facade.records', 1);
+    return {
+      payload: route.shape.map(found, createMapContext([found, ...includedResources], deps.legacyTime)),
+      upstreamPages,
+      resourceIds: idsOf([found, ...includedResources]),
+    };
+  });
 }
 
 /**

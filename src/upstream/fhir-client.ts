@@ -8,6 +8,7 @@ import { isObject, parseBundleBody, parseResourceBody, type BundleEntry, type Fh
 import { networkFailureKind } from './failure-kind.ts';
 import { resolveNextLink, serverBaseOf } from './next-link.ts';
 import type { Transport, TransportResponse } from './transport.ts';
+import type { Span } from '../tracing/span.ts';
 
 export type { FhirResource } from './fhir-json.ts';
 
@@ -15,6 +16,8 @@ export type { FhirResource } from './fhir-json.ts';
 export interface Deadline {
   signal: AbortSignal;
   at: number;
+  /** The span its upstream calls are made under, when there is one (src/tracing/span.ts). */
+  trace?: Span;
 }
 
 export interface FhirClientOptions {
@@ -62,8 +65,8 @@ export class FhirClient {
     return this.#options.maxPages;
   }
 
-  deadline(timeoutMs = this.#options.timeoutMs): Deadline {
-    return { signal: AbortSignal.timeout(timeoutMs), at: Date.now() + timeoutMs };
+  deadline(timeoutMs = this.#options.timeoutMs, trace?: Span): Deadline {
+    return { signal: AbortSignal.timeout(timeoutMs), at: Date.now() + timeoutMs, trace };
   }
 
   /**
@@ -72,7 +75,7 @@ export class FhirClient {
    */
   async capabilityStatement(deadline = this.deadline()): Promise<unknown> {
     try {
-      const response = await this.#get(`${this.#base}/metadata`, undefined, deadline, 'metadata');
+      const response = await this.#get(`${this.#base}/metadata`, undefined, deadline, 'metadata', 1);
       return response.status === 200 ? parseResourceBody(response.body) : undefined;
     } catch (error) {
       if (error instanceof FacadeError) return undefined; // declares nothing: includes are then observed
@@ -84,7 +87,7 @@ export class FhirClient {
   async read(type: string, id: string, token: string | undefined, deadline = this.deadline()): Promise<FhirResource | undefined> {
     const url = `${this.#base}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
     refuseTokenInUrl(url, token, 'request');
-    const response = await this.#get(url, token, deadline, type);
+    const response = await this.#get(url, token, deadline, type, 1);
     if (response.status === 404 || response.status === 410) return undefined;
     const resource = parseResourceBody(checkStatus(response).body);
     if (resource.resourceType !== type || resource.id !== id) {
@@ -132,7 +135,7 @@ export class FhirClient {
       seenPages.add(url);
       pages += 1;
       // Every page in the searched type's bulkhead share, whatever its link names (HAPI's `?_getpages=` names none).
-      const response = await this.#get(url, token, deadline, type);
+      const response = await this.#get(url, token, deadline, type, pages);
       if (response.status === 410 && url !== first) throw new PageExpired(pages);
       const bundle = parseBundleBody(checkStatus(response).body);
       for (const entry of bundle.entries) {
@@ -154,7 +157,7 @@ export class FhirClient {
     return { matches: [...matches.values()], included: [...included.values()], pages };
   }
 
-  async #get(url: string, token: string | undefined, deadline: Deadline, partition: string): Promise<TransportResponse> {
+  async #get(url: string, token: string | undefined, deadline: Deadline, partition: string, page: number): Promise<TransportResponse> {
     const { signal } = deadline;
     // `handling=strict`: a server must refuse a search parameter it does not support rather than
     // ignore it and answer unfiltered records (FHIR R4 3.1.1.5.7).
@@ -163,7 +166,8 @@ export class FhirClient {
     const started = performance.now();
     try {
       // The deadline (for retries) and the resource type (the bulkhead share) of the call this request belongs to.
-      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes, deadline: deadline.at, partition });
+      // The span and page go along for tracing only (src/upstream/traced-transport.ts).
+      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes, deadline: deadline.at, partition, trace: deadline.trace, page });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error, reason: 'timeout' });

@@ -29,7 +29,8 @@ export function resilientTransport(inner: Transport, options: ResilienceOptions)
   return async (request) => {
     const origin = new URL(request.url).origin;
     for (let attempt = 1; ; attempt += 1) {
-      const response = await attemptOnce(inner, request, origin, options);
+      // A retry is its own sending (and its own span): it says which one it is; the first goes as it came.
+      const response = await attemptOnce(inner, attempt === 1 ? request : { ...request, attempt }, origin, options);
       if (!isThrottled(response)) return response;
       const hintMs = retryHintMs(response.header, Date.now());
       const waitMs = retryWaitMs(hintMs, attempt, random);

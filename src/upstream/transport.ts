@@ -3,6 +3,7 @@
  * pooled); an edge runtime plugs in the platform `fetch`. The client never imports either.
  */
 import { FacadeError } from '../errors.ts';
+import type { Span } from '../tracing/span.ts';
 
 /** One HTTP GET the FHIR client wants made. */
 export interface TransportRequest {
@@ -15,6 +16,12 @@ export interface TransportRequest {
   deadline: number;
   /** The class of work it belongs to (the FHIR resource type searched or read), for the bulkhead. */
   partition: string;
+  /** The span it is sent under, when there is one: its `traceparent` goes with it (traced-transport.ts). */
+  trace?: Span;
+  /** Which page of its search it fetches, from 1 (1 for a read), for its span. */
+  page?: number;
+  /** Which sending of it this is, from 1: the resilient transport sets it on retries. */
+  attempt?: number;
 }
 
 /** The parts of an upstream answer the client uses; the body is read whole, decoded, as text. */

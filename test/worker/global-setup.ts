@@ -9,6 +9,7 @@ import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { startService } from '../../src/node-service.ts';
 import { serviceModeEnv, startAuthorizationServer } from '../support/authorization-server.ts';
 import { startFaultUpstream } from './fault-upstream.ts';
+import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,6 +20,8 @@ declare module 'vitest' {
     patientOneToken: string;
     /** An upstream answering compressed, oversized and throttled (test/worker/fault-upstream.ts). */
     faultUpstreamUrl: string;
+    /** An OTLP receiver (test/support/otlp-receiver.ts): POST /v1/traces records, GET answers the spans. */
+    otlpReceiverUrl: string;
   }
 }
 
@@ -34,7 +37,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('patientOneToken', await as.tokenFor(app));
   const faults = await startFaultUpstream();
   project.provide('faultUpstreamUrl', `${faults.origin}/fhir`);
+  const receiver = await startOtlpReceiver();
+  project.provide('otlpReceiverUrl', receiver.origin);
   return async () => {
+    await receiver.close();
     await faults.close();
     await as.close();
     await node.close();

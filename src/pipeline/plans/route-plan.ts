@@ -9,6 +9,7 @@ import type { ReadRoute, SearchRoute } from '../../route-types.ts';
 import type { SiteCodes } from '../../site-codes.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../../upstream/fhir-client.ts';
 import type { UpstreamCaller } from '../access-control.ts';
+import type { Span } from '../../tracing/span.ts';
 import { upstreamSearchParams } from '../upstream-query.ts';
 import { filterByPeriod, patientScopeOf } from './type-strategies.ts';
 import { searchWithIncludes, type FallbackKind, type PlanContext } from './search-plan.ts';
@@ -22,11 +23,13 @@ export interface PlanDeps {
   /** The codes the site selects its operations' records with. */
   siteCodes: SiteCodes;
   onFallback?: (kind: FallbackKind, value: string) => void;
+  /** The span the request's upstream calls are made under, when there is one. */
+  trace?: Span;
 }
 
 /** One legacy request's plan context: one deadline for all its upstream calls. */
 function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
-  const deadline = deps.client.deadline();
+  const deadline = deps.client.deadline(undefined, deps.trace);
   // One budget for the whole request: its search reads at most UPSTREAM_MAX_PAGES pages, and with
   // its fallback searches it reads at most twice that, so memory and round trips stay bounded.
   const budget = 2 * deps.client.maxPages;
@@ -66,7 +69,7 @@ export async function fetchSearch(route: SearchRoute, params: LegacyParams, toke
 export async function fetchRead(route: ReadRoute, id: string, token: string | undefined, deps: PlanDeps): Promise<{ record: FhirResource | undefined; included: FhirResource[]; pages: number }> {
   const { resourceType, include = [], revinclude = [] } = route.upstream;
   if (include.length === 0 && revinclude.length === 0) {
-    const record = await deps.upstream(token, (bearer) => deps.client.read(resourceType, id, bearer));
+    const record = await deps.upstream(token, (bearer) => deps.client.read(resourceType, id, bearer, deps.client.deadline(undefined, deps.trace)));
     return { record, included: [], pages: 1 };
   }
   // A read that needs referenced records is a search by _id, so they come in the same round trip.

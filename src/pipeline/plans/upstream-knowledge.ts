@@ -31,7 +31,7 @@ export class UpstreamKnowledge {
       // Never longer than the request that waits for it has left.
       const wait = Math.max(1, Math.min(METADATA_TIMEOUT_MS, (deadline?.at ?? Number.POSITIVE_INFINITY) - Date.now()));
       this.#reading ??= this.#client
-        .capabilityStatement(this.#client.deadline(wait))
+        .capabilityStatement(this.#client.deadline(wait, deadline?.trace))
         .then((statement) => {
           if (statement !== undefined) this.capabilities.declare(statement);
           // No statement (the server has none, or was down): includes are observed meanwhile, and it is asked again soon.
