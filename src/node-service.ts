@@ -62,8 +62,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const server = createAdaptorServer({ fetch: app.fetch, serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) } }) as Server;
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, logger));
   const connections = trackConnections(server);
-  const stopUpstream = async () => {
-    await transport.close();
+  /** Closes the upstream side: gently while time is left, at once after the stop's deadline. */
+  const stopUpstream = async (deadlineAt = 0) => {
+    await (Date.now() < deadlineAt ? transport.close() : transport.destroy());
     await embedded?.close();
   };
   try {
@@ -85,15 +86,27 @@ export async function startService(config: Config, options: ServiceOptions = {})
     embedded,
     cache,
     async close() {
+      // One deadline for the whole stop: what is still running at it is cut.
+      const deadlineAt = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
       const outcome = await connections.close(config.SHUTDOWN_TIMEOUT_MS);
       // Background refreshes of stale entries were started by requests: let them end before their transport does.
-      await cache?.settle();
+      if (cache) await withDeadline(cache.settle(), deadlineAt);
       // The spans of the last requests, sent before the process ends.
-      await tracing.shutdown();
-      await stopUpstream();
+      await withDeadline(tracing.shutdown(), deadlineAt);
+      await stopUpstream(deadlineAt);
       return outcome;
     },
   };
+}
+
+/** Waits for `work` until `deadlineAt` at most (the work itself is not stopped). */
+async function withDeadline(work: Promise<unknown>, deadlineAt: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now()));
+  });
+  await Promise.race([work.then(() => undefined, () => undefined), timeout]);
+  clearTimeout(timer);
 }
 
 /**

@@ -8,11 +8,12 @@ import { decodedBody, decodingFailure, NODE_ACCEPT_ENCODING } from './node-decod
 import { readLimited, type Transport } from './transport.ts';
 
 /**
- * Creates a pooled undici transport; `close()` releases its sockets. `connections` (per origin)
+ * Creates a pooled undici transport; `close()` releases its sockets once their requests are done,
+ * `destroy()` at once (a stop past its deadline). `connections` (per origin)
  * should be at least the bulkhead's total, so that a request holding a bulkhead permit never queues
  * inside undici behind requests that hang (docs/decisions.md, "Upstream resilience").
  */
-export function undiciTransport(options: { connections?: number } = {}): Transport & { close(): Promise<void> } {
+export function undiciTransport(options: { connections?: number } = {}): Transport & { close(): Promise<void>; destroy(): Promise<void> } {
   const agent = new Agent({ connections: options.connections ?? 64, keepAliveTimeout: 10_000 });
   const transport: Transport = async ({ url, headers, signal, maxBodyBytes }) => {
     const parsed = new URL(url);
@@ -45,7 +46,7 @@ export function undiciTransport(options: { connections?: number } = {}): Transpo
       if (!response.body.readableEnded) response.body.on('error', () => {}).destroy();
     }
   };
-  return Object.assign(transport, { close: () => agent.close() });
+  return Object.assign(transport, { close: () => agent.close(), destroy: () => agent.destroy() });
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
