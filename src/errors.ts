@@ -33,6 +33,7 @@ export const ERROR_CATALOG = {
   // Upstream resilience (docs/decisions.md, "Upstream resilience"): 503 with a Retry-After.
   'upstream-throttled': { status: 503, issue: 'throttled', text: 'The upstream FHIR server is throttling requests; retry after the time given' },
   'upstream-busy': { status: 503, issue: 'transient', text: 'Too many requests are waiting for the upstream FHIR server; retry after the time given' },
+  'service-unavailable': { status: 503, issue: 'transient', text: 'The service is unavailable' },
   'service-starting': { status: 503, issue: 'transient', text: 'The service is starting; retry after the time given' },
   'upstream-unavailable': { status: 503, issue: 'transient', text: 'The upstream FHIR server is failing; requests to it are paused, retry after the time given' },
 } as const satisfies Record<string, { status: number; issue: string; text: string }>;

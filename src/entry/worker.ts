@@ -7,17 +7,17 @@ import { assembleFacade, type Facade } from '../assemble.ts';
 import { ConfigError, parseConfig, requireUpstream } from '../config.ts';
 import { FacadeError, toOperationOutcome } from '../errors.ts';
 import { jsonAuditSink } from '../audit.ts';
-import { jsonLogger } from '../log.ts';
+import { jsonLogger, type Logger } from '../log.ts';
 import { fetchTransport } from '../upstream/transport.ts';
 
 /** Builds the facade from the Worker's bindings: configuration, the platform fetch, a per-isolate cache. */
-function buildFacade(env: Record<string, unknown>): Facade {
+function buildFacade(env: Record<string, unknown>, logger: Logger): Facade {
   // Only string bindings (vars and secrets) are configuration.
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
   // Loads are not shared across requests here, nor are spans sent on a timer: a request's I/O and timers die with it in workerd.
   return assembleFacade(config, {
-    upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger: jsonLogger(), audit: jsonAuditSink(), shareCacheLoads: false, timersOutliveRequests: false,
+    upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger, audit: jsonAuditSink(), shareCacheLoads: false, timersOutliveRequests: false,
   });
 }
 
@@ -25,17 +25,21 @@ function buildFacade(env: Record<string, unknown>): Facade {
  * A Worker handler. The app is built on the isolate's first request and kept: bindings do not change
  * within an isolate, and the cache lives as long as the isolate does.
  */
-export function createWorker(): { fetch(request: Request, env: Record<string, unknown>, ctx: unknown): Promise<Response> } {
+export function createWorker(logger: Logger = jsonLogger()): { fetch(request: Request, env: Record<string, unknown>, ctx: unknown): Promise<Response> } {
   let facade: Facade | undefined;
+  let misconfigured = false;
   return {
     async fetch(request, env, ctx) {
       try {
-        facade ??= buildFacade(env);
+        facade ??= buildFacade(env, logger);
       } catch (error) {
-        // A misconfigured Worker still answers as the service does: an OperationOutcome, naming the bad keys.
-        const detail = error instanceof ConfigError ? error.problems.join('; ') : undefined;
-        const outcome = toOperationOutcome(new FacadeError('internal', detail ? `the service is misconfigured: ${detail}` : undefined));
-        return new Response(JSON.stringify(outcome), { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' } });
+        if (!(error instanceof ConfigError)) throw error;
+        // The operator reads what is wrong in the log (once per isolate); a caller learns nothing of
+        // the configuration, only that the service is unavailable, as the OperationOutcome of a 503.
+        if (!misconfigured) logger('error', 'invalid configuration: every request is answered 503', { problems: error.problems.join('; ') });
+        misconfigured = true;
+        const outcome = toOperationOutcome(new FacadeError('service-unavailable'));
+        return new Response(JSON.stringify(outcome), { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
       }
       const response = await facade.app.fetch(request, env, ctx as never);
       // The request's spans are sent after the answer, kept alive by the runtime (nothing to send with tracing off).

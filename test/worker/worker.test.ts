@@ -80,10 +80,17 @@ describe('a Worker with its upstream down, and one without configuration', () =>
     expect(await response.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'transient' }] });
   });
 
-  it('answers 500 naming the missing key when UPSTREAM_URL is not bound', async () => {
-    const unconfigured = createWorker();
-    const response = await unconfigured.fetch(new Request('http://facade.test/healthz'), {}, ctx);
-    expect(response.status).toBe(500);
-    expect(JSON.stringify(await response.json())).toContain('UPSTREAM_URL');
+  it('answers callers a generic 503 when UPSTREAM_URL is not bound, and names the key in its log, once', async () => {
+    const logged: { message: string; fields?: Record<string, unknown> }[] = [];
+    const unconfigured = createWorker((_level, message, fields) => void logged.push({ message, fields }));
+    for (const path of ['/healthz', '/api/DiagnosticReport?patient=1']) {
+      const response = await unconfigured.fetch(new Request(`http://facade.test${path}`), {}, ctx);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const body = JSON.stringify(await response.json());
+      expect(body).toContain('The service is unavailable');
+      expect(body).not.toContain('UPSTREAM_URL');
+    }
+    expect(logged).toEqual([{ message: 'invalid configuration: every request is answered 503', fields: { problems: 'UPSTREAM_URL: required here (no embedded upstream on this runtime)' } }]);
   });
 });
