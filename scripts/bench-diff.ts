@@ -17,6 +17,11 @@ import { jsonReportText } from '../src/migration/json-report.ts';
 import { DEFAULT_CONCURRENCY, diffRecordings } from '../src/migration/replay-diff.ts';
 import { formatTextReport } from '../src/migration/text-report.ts';
 import { writeSite } from './bench/diff-site.ts';
+import { handleArgs } from './usage.ts';
+
+handleArgs(`usage: npm run bench:diff
+  Diffs a synthetic site (BENCH_DIFF_RECORDINGS recordings, 10000; a noise recording; a target served
+  by the emulator) at BENCH_DIFF_CONCURRENCY (the diff's default) and prints the time of each phase.`);
 
 const COUNT = Number(process.env.BENCH_DIFF_RECORDINGS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_DIFF_CONCURRENCY ?? DEFAULT_CONCURRENCY);

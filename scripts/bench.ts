@@ -1,15 +1,22 @@
 /**
  * `npm run bench`: starts what it needs on loopback, loads each target with autocannon and prints
  * one table (req/s, p50, p99), the hit/ceiling and miss/pass-through ratios, mapper throughput and
- * peak RSS; writes the same to docs/performance.md. Figures are read by people, never asserted.
+ * peak RSS; with `--write`, writes the same to docs/performance.md (the table; the notes below it
+ * are kept). Figures are read by people, never asserted.
  */
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/servers.ts';
+import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/constants.ts';
 import { measureMappers } from './bench/mapper-throughput.ts';
 import { measureRoundTrips, roundTripMarkdown } from './bench/round-trips.ts';
+import { handleArgs } from './usage.ts';
+
+const args = handleArgs(`usage: npm run bench [-- --write]
+  Measures the service against its targets on loopback and prints the figures.
+  --write   also write them to docs/performance.md (the table; its notes are kept)
+  environment: BENCH_SECONDS (10) per target, BENCH_CONNECTIONS (50)`, ['--write']);
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -91,6 +98,7 @@ console.log(table);
 
 const machine = `${process.platform} ${process.arch}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`;
 const header = `# Performance\n\nMeasured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${machine}); ${SECONDS} s per target, ${CONNECTIONS} connections, load generator (autocannon) and servers sharing the machine. The legacy answer is ${urls.bodyBytes} bytes, mapped from a ${urls.upstreamBytes}-byte upstream Bundle of 20 DiagnosticReports. Re-run to refresh; the text below the table is written by hand.\n\n`;
+if (!args.includes('--write')) process.exit(0);
 const previous = await import('node:fs/promises').then((fs) => fs.readFile(new URL('../docs/performance.md', import.meta.url), 'utf8')).catch(() => '');
 const notes = previous.includes('\n## Notes') ? previous.slice(previous.indexOf('\n## Notes')) : '\n## Notes\n\n(none yet)\n';
 await writeFile(new URL('../docs/performance.md', import.meta.url), `${header}<!-- table: written by npm run bench -->\n${table}\n<!-- end table -->\n${notes}`);

@@ -13,8 +13,7 @@ import { parseConfig } from '../../src/config.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { startService } from '../../src/node-service.ts';
 
-export const LEGACY_PATH = '/api/DiagnosticReport?patient=1&access_token=bench-token';
-export const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './constants.ts';
 
 /** A realistic upstream answer: 20 DiagnosticReports of a generated patient, as a searchset (~20 KB). */
 function upstreamBundle(): string {
@@ -38,8 +37,6 @@ async function listen(server: Server): Promise<string> {
 }
 
 const bundle = upstreamBundle();
-/** Patients from this id on have no reports: small answers, to load the cache with many tiny entries. */
-export const EMPTY_PATIENTS_FROM = 1_000_000;
 const emptyBundle = JSON.stringify({ resourceType: 'Bundle', type: 'searchset', total: 0, entry: [] });
 const upstream = await listen(
   createServer((req, res) => {

@@ -61,6 +61,12 @@ export function baseUrl(value: string | undefined, option: string): string {
  * environment, whatever produced it; a usage error prints the usage too.
  */
 export function runCli(usage: string, main: () => Promise<number>): void {
+  // Asked for: the usage on stdout and exit 0 (a usage error prints it on stderr, exit 2).
+  if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(`${usage}\n`);
+    process.exitCode = EXIT_OK;
+    return;
+  }
   main().then(
     (code) => {
       process.exitCode = code;
