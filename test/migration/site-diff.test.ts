@@ -29,7 +29,8 @@ let recordings: Recording[];
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  service = await startEmbeddedTestService();
+  // The old system's zone, as in its examples (`-05:00`, `-04:00`): the target rewrites those instants to UTC.
+  service = await startEmbeddedTestService({ env: { LEGACY_TIME_ZONE: 'America/New_York' } });
   const requests = parseRequestsFile(await siteRequests(service));
   [work, oldSystem, secondRecording] = await Promise.all([tempDir('site'), tempDir('site-old'), tempDir('site-second')]);
   dirs.push(work, oldSystem, secondRecording);
