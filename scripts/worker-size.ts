@@ -12,18 +12,23 @@ import { handleArgs } from './usage.ts';
 
 export const BUDGET_BYTES = 150 * 1024;
 
+/** Builds the Worker into `outdir` as `wrangler deploy` would upload it; returns its `.js` files. */
+export function buildWorker(outdir: string): string[] {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  execFileSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', outdir], {
+    cwd: root,
+    stdio: 'pipe',
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  });
+  return readdirSync(outdir).filter((name) => name.endsWith('.js'));
+}
+
 /** The deployable Worker's size in bytes, raw and gzipped, and any `node:` module it still imports. */
 export function measureWorkerBundle(): { rawBytes: number; gzipBytes: number; nodeImports: string[] } {
   const outdir = mkdtempSync(join(tmpdir(), 'worker-bundle-'));
   try {
-    const root = fileURLToPath(new URL('..', import.meta.url));
-    const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-    execFileSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', outdir], {
-      cwd: root,
-      stdio: 'pipe',
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-    });
-    const code = readdirSync(outdir).filter((name) => name.endsWith('.js'));
+    const code = buildWorker(outdir);
     const bytes = Buffer.concat(code.map((name) => readFileSync(join(outdir, name))));
     // wrangler leaves `node:` imports external rather than failing; at the edge they would fail to load.
     const nodeImports = [...new Set(bytes.toString('utf8').match(/\b(?:from|import|require)\s*\(?\s*["']node:[\w/]+["']/g) ?? [])];

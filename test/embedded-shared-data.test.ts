@@ -1,20 +1,19 @@
 // The embedded server loaded with the real synthetic records in ../shared/data (Synthea and Inferno
-// transaction bundles). That folder is not part of the repository: without it these cases skip.
+// transaction bundles). That folder is not part of the repository: without it the suite is one
+// skipped test, reported with the reason.
 import type { Bundle, Resource } from '@medplum/fhirtypes';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EmbeddedFhir } from '../src/embedded/fhir-server.ts';
 import { startEmbeddedFhir } from '../src/embedded/fhir-server.ts';
 import { readDataDir } from '../src/embedded/load-data.ts';
+import { describeUnless } from './support/describe-unless.ts';
 
 const dataDir = fileURLToPath(new URL('../../shared/data', import.meta.url));
-const hasData = existsSync(dataDir);
-if (!hasData) {
-  console.warn(`embedded-shared-data: skipped, ${dataDir} does not exist (the shared sample data is not in the repository)`);
-}
+const withData = describeUnless(existsSync(dataDir) ? undefined : `${dataDir} does not exist (the shared sample data is not in the repository)`);
 
-describe.skipIf(!hasData)('embedded FHIR server with ../shared/data', () => {
+withData('embedded FHIR server with ../shared/data', () => {
   let fhir: EmbeddedFhir;
   let sourceBundles: Bundle[];
 

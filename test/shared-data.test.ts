@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assessmentShape } from '../mappers/assessment.mapper.ts';
 import { diagnosticReportRecord, diagnosticReportSearchEntry } from '../mappers/diagnostic-report.mapper.ts';
 import { encounterShape } from '../mappers/encounter.mapper.ts';
@@ -15,11 +15,11 @@ import { provenanceShape } from '../mappers/provenance.mapper.ts';
 import type { Route } from '../src/route-types.ts';
 import { ROUTES } from '../src/routes.ts';
 import { DEFAULT_SITE_CODES } from '../src/site-codes.ts';
+import { describeUnless } from './support/describe-unless.ts';
 import { expectBundle, expectValid, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../../shared/data', import.meta.url));
-const hasData = existsSync(DATA_DIR);
-if (!hasData) console.warn(`SKIPPED test/shared-data.test.ts: ${DATA_DIR} does not exist (a clone without ../shared)`);
+const withData = describeUnless(existsSync(DATA_DIR) ? undefined : `${DATA_DIR} does not exist (a clone without ../shared)`);
 
 /** How many resources of each type the source files hold, and how many Observations are surveys. */
 function sourceCounts(): { byType: Map<string, number>; surveys: number; sdohGoals: number } {
@@ -38,10 +38,10 @@ function sourceCounts(): { byType: Map<string, number>; surveys: number; sdohGoa
   return { byType, surveys, sdohGoals };
 }
 
-describe.skipIf(!hasData)('the sample patients of ../shared/data', () => {
+withData('the sample patients of ../shared/data', () => {
   let service: EmbeddedTestService;
   let patientIds: string[];
-  const counts = hasData ? sourceCounts() : { byType: new Map<string, number>(), surveys: 0, sdohGoals: 0 };
+  const counts = sourceCounts();
 
   beforeAll(async () => {
     service = await startEmbeddedTestService({ dataDir: DATA_DIR });

@@ -7,8 +7,9 @@
  * OperationOutcome with a 5xx or 429), never a shortened 200. Each personality must also have
  * really done what it reproduces (its proxy counters), or it proved nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ROUTES } from '../src/routes.ts';
+import { describeUnless } from './support/describe-unless.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 import { PERSONALITIES } from './support/personalities/catalog.ts';
 import { describeDifference, isCleanError, send, type LegacyAnswer } from './support/personalities/legacy-answers.ts';
@@ -17,8 +18,8 @@ import { startPersonalityProxy, type PersonalityProxy } from './support/personal
 
 /**
  * Personalities the facade does not serve identically yet, with what is missing (issue 11 items
- * 2–4). Each runs as a skipped suite named `[pending: …] name`; the engineer who lands the missing
- * piece deletes its line here, and the matrix then holds the service to it.
+ * 2–4). Each is reported as one skipped test named after it, with `pending: …` as the reason; the
+ * engineer who lands the missing piece deletes its line here, and the matrix then holds the service to it.
  */
 const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([
 ]);
@@ -45,8 +46,7 @@ afterAll(async () => plain?.close());
 
 for (const personality of PERSONALITIES) {
   const pending = PENDING_ISSUE_11.get(personality.name);
-  const suite = pending === undefined ? describe : describe.skip;
-  suite(pending === undefined ? personality.name : `[pending: ${pending}] ${personality.name}`, () => {
+  describeUnless(pending === undefined ? undefined : `pending: ${pending}`)(personality.name, () => {
     let proxy: PersonalityProxy;
     let facade: TestService;
     /** Answers identical to the plain server's, and clean errors let through under throttling. */

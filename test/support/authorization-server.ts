@@ -9,6 +9,7 @@ import { generateKeyPair, exportJWK, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { memoryStore } from './oidc-memory-store.ts';
 
 /** The audience of tokens meant for the facade, and one meant for another API. */
 export const FACADE_AUDIENCE = 'https://facade.test/';
@@ -110,9 +111,11 @@ export async function startAuthorizationServer(apps: PatientApp[], options: { up
   const grantsIssued = new Map<string, number>();
   const requestsTo = new Map<string, number>();
 
-  // A provider's keys are fixed when it is made: a rotation makes a new one (its store is shared in memory).
+  // A provider's keys are fixed when it is made: a rotation makes a new one, on the same store.
+  const store = memoryStore();
   const makeProvider = () => {
     const provider = new Provider(issuer, {
+      adapter: store,
       jwks: { keys: signingKeys },
       clients: [
         ...apps.map((app) => ({ client_id: app.clientId, client_secret: app.secret, scope: app.scope, ...ccClient })),

@@ -5,6 +5,7 @@
  */
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it, vi } from 'vitest';
+import { captureWorkerLog } from './worker-log.ts';
 
 const base = 'http://facade.test';
 
@@ -14,11 +15,16 @@ async function cacheEvents(outcome: string): Promise<number> {
 }
 
 describe('the Worker as wrangler.toml deploys it', () => {
+  const log = captureWorkerLog();
+
   it('answers concurrent identical requests, each from its own load', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => SELF.fetch(`${base}/api/CareTeam?patient=3&access_token=concurrent`)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     const bodies = await Promise.all(answers.map(async (answer) => (await answer.text()).replace(/"id":"[^"]+"/, '')));
     expect(new Set(bodies).size).toBe(1);
+    expect(log.requests().map(({ cache, upstreamCalls }) => ({ cache, upstreamCalls }))).toEqual(Array(8).fill({ cache: 'miss', upstreamCalls: 1 }));
+    expect(log.audits().map(({ patient, outcome }) => ({ patient, outcome }))).toEqual(Array(8).fill({ patient: '3', outcome: 'allowed' }));
+    expect(JSON.stringify(log.lines)).not.toContain('concurrent');
   });
 
   it('still answers a query whose first caller went away mid-request', async () => {
@@ -32,6 +38,9 @@ describe('the Worker as wrangler.toml deploys it', () => {
     await dropped;
     expect((await second).status).toBe(200);
     expect((await SELF.fetch(path)).status).toBe(200);
+    // The load the first caller started was finished and kept: the last request is a hit.
+    expect(log.errors()).toEqual([]);
+    expect(log.requests().at(-1)).toMatchObject({ route: 'Encounter.search', status: 200, cache: 'hit' });
   });
 
   it('expires a cached answer after its TTL (the clock runs between requests)', async () => {
@@ -44,5 +53,7 @@ describe('the Worker as wrangler.toml deploys it', () => {
     await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(stored + 450), { timeout: 5000, interval: 50 });
     await SELF.fetch(path);
     expect(await cacheEvents('miss')).toBe(misses + 2);
+    const specimenSearches = log.requests().filter((line) => line.route === 'Specimen.search');
+    expect(specimenSearches.map((line) => line.cache)).toEqual(['miss', 'hit', 'miss']);
   });
 });

@@ -4,10 +4,12 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import { createWorker } from '../../src/entry/worker.ts';
+import { captureWorkerLog } from './worker-log.ts';
 
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {} };
 
 describe('a Worker in service mode', () => {
+  const log = captureWorkerLog();
   const worker = createWorker();
   const onWorker = (path: string, token?: string) =>
     worker.fetch(new Request(`http://facade.test${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }), inject('serviceModeEnv'), ctx);
@@ -22,5 +24,13 @@ describe('a Worker in service mode', () => {
     expect((await onWorker('/Condition?patient=2', token)).status).toBe(403);
     expect((await onWorker('/Condition', `${token}x`)).status).toBe(401);
     expect((await onWorker('/Condition')).status).toBe(401);
+    // The audit names the token's subject and patient, never the token.
+    expect(log.audits().map(({ status, subject, patient, outcome }) => ({ status, subject, patient, outcome }))).toEqual([
+      { status: 200, subject: 'worker-app', patient: '1', outcome: 'allowed' },
+      { status: 403, subject: 'worker-app', patient: '1', outcome: 'denied' },
+      { status: 401, subject: null, patient: null, outcome: 'denied' },
+      { status: 401, subject: null, patient: null, outcome: 'denied' },
+    ]);
+    expect(JSON.stringify(log.lines)).not.toContain(token);
   });
 });

@@ -2,8 +2,9 @@
  * Site codes and the upstream profile on Workers: read from the bindings, they reach the pipeline
  * through the same assembly as on Node, and a bad one is named in the log (callers get a generic 503).
  */
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createWorker } from '../../src/entry/worker.ts';
+import { captureWorkerLog } from './worker-log.ts';
 
 const ctx = { waitUntil: () => {}, passThroughOnException: () => {} };
 
@@ -12,9 +13,7 @@ async function onWorker(bindings: Record<string, string>, path: string): Promise
 }
 
 describe('site configuration on a Worker', () => {
-  // The Worker logs each request to the console; here those lines would only be noise.
-  beforeAll(() => void vi.spyOn(console, 'log').mockImplementation(() => {}));
-  afterAll(() => vi.restoreAllMocks());
+  const log = captureWorkerLog();
 
   it("selects SDOHGoal and Assessments with the bindings' codes", async () => {
     const ours = (await (await onWorker({}, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
@@ -25,6 +24,12 @@ describe('site configuration on a Worker', () => {
     const history = (await (await onWorker({ ASSESSMENT_CATEGORY: 'social-history' }, '/api/Assessments?patient=1&access_token=t')).json()) as unknown[];
     expect(history.length).toBeGreaterThan(0);
     expect(history.length).not.toBe(surveys.length);
+    expect(log.requests().map((line) => [line.route, line.status])).toEqual([
+      ['SDOHGoal.search', 200],
+      ['SDOHGoal.search', 200],
+      ['Assessments.search', 200],
+      ['Assessments.search', 200],
+    ]);
   });
 
   it('answers a bad profile or code 503, with the key named in the log only', async () => {
