@@ -121,14 +121,9 @@ describe('the diff of a site', () => {
   });
 
   describe('the HTML report in a real browser', () => {
-    /** Skipped where there is no Chromium (a machine with Node only), saying why once; CI installs it (.ci/run). */
-    let told = false;
+    /** Skipped where there is no Chromium (a machine with Node only), the reason in the test report; CI installs it (.ci/run). */
     const needChromium = (context: { skip: (note?: string) => never }) => {
-      if (chromium) return;
-      const why = 'skipped: chromium is not installed (apt-get install -y chromium; .ci/run installs it)';
-      if (!told) console.warn(`the HTML report in a real browser: ${why}`);
-      told = true;
-      context.skip(why);
+      if (!chromium) context.skip('chromium is not installed (apt-get install -y chromium; .ci/run installs it)');
     };
     const profile = () => `--user-data-dir=${join(work, 'chromium-profile')}`;
 
