@@ -78,6 +78,15 @@ type FacadeEnv = {
 };
 
 /** Builds the app for a route table (the real one by default). */
+/** This process's `/metrics` text: the counters, and the cache's gauges read now (also rendered outside a request by a Node worker, src/entry/node/). */
+export function renderMetrics(metrics: Metrics, cache: ResponseCache | undefined): string {
+  const held = cache?.stats() ?? { entries: 0, bytes: 0 };
+  return metrics.render({
+    facade_cache_bytes: { help: 'Bytes of response bodies held by the cache.', value: held.bytes },
+    facade_cache_entries: { help: 'Responses held by the cache.', value: held.entries },
+  });
+}
+
 export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
@@ -151,12 +160,7 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
   });
   app.get('/metrics', (c) => {
     c.set('routeName', 'metrics');
-    const held = cache?.stats() ?? { entries: 0, bytes: 0 };
-    const text = metrics.render({
-      facade_cache_bytes: { help: 'Bytes of response bodies held by the cache.', value: held.bytes },
-      facade_cache_entries: { help: 'Responses held by the cache.', value: held.entries },
-    });
-    return c.body(text, 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    return c.body(renderMetrics(metrics, cache), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
   let openApiJson: string | undefined;
   app.get('/openapi.json', (c) => {

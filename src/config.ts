@@ -108,6 +108,9 @@ const otlpHeaderList = v.optional(
   ),
 );
 
+/** More processes than this is a typo (one per core; the largest machines have a few hundred). */
+const MAX_WORKERS = 1024;
+
 const ConfigSchema = v.object({
   PORT: integer(8080, 0, 65535),
   HOST: v.optional(v.string(), '0.0.0.0'),
@@ -175,6 +178,15 @@ const ConfigSchema = v.object({
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
   /** Longest request URL accepted (414 beyond). */
   MAX_URL_LENGTH: integer(8192, 256, 1_000_000),
+  /** Node processes serving the port: `auto` one per available core, 1 a single process (docs/decisions.md, "Every core"). */
+  WORKERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((text) => text === 'auto' || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_WORKERS), `must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+      v.transform((text): 'auto' | number => (text === 'auto' ? 'auto' : Number(text))),
+    ),
+    '1',
+  ),
 
   // Tracing (docs/decisions.md, "Tracing"): OpenTelemetry's own variables, with their meanings.
   // No endpoint: nothing is recorded or exported.

@@ -8,6 +8,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { renderMetrics } from './app.ts';
 import { assembleFacade } from './assemble.ts';
 import { silentAuditSink, type AuditSink } from './audit.ts';
 import { nodeHashing } from './cache/node-hashing.ts';
@@ -28,6 +29,13 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Where audit lines go; none are written without one (the Node entry writes them to stdout). */
   audit?: AuditSink;
+  /**
+   * The legacy operations and `/readyz` wait for this as they wait for the embedded data: a worker
+   * process whose upstream is the primary's embedded one, still loading (src/entry/node/).
+   */
+  startedWhen?: Promise<void>;
+  /** `/metrics` answers this text rather than this process's own: a worker answers every worker's (src/entry/node/). */
+  metricsAnswer?: () => Promise<string>;
 }
 
 export interface RunningService {
@@ -36,6 +44,8 @@ export interface RunningService {
   upstreamUrl: string;
   embedded: EmbeddedFhir | undefined;
   cache: ResponseCache | undefined;
+  /** This process's `/metrics` text, rendered now. */
+  metricsText(): string;
   /**
    * Stops: no new connections, idle and half-sent ones closed, requests in progress finished
    * within SHUTDOWN_TIMEOUT_MS (cut after it), the cache's refreshes settled, then the upstream
@@ -51,15 +61,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
   }
   const embedded = config.UPSTREAM_URL === undefined ? await startEmbeddedUpstream(config.EMBEDDED_FHIR_PORT) : undefined;
   const upstreamUrl = config.UPSTREAM_URL ?? embedded!.baseUrl;
-  let started = embedded === undefined;
+  let started = embedded === undefined && options.startedWhen === undefined;
+  void options.startedWhen?.then(() => {
+    started = true;
+  });
   // As many connections as the bulkhead lets requests through: none ever queues inside undici.
   const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
-  const { app, cache, tracing } = assembleFacade(config, {
+  const { app, cache, metrics, tracing } = assembleFacade(config, {
     upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true, started: () => started,
   });
   // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
   // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
-  const server = createAdaptorServer({ fetch: app.fetch, serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) } }) as Server;
+  const server = createAdaptorServer({ fetch: withMetricsAnswer(app.fetch, options.metricsAnswer), serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) } }) as Server;
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, logger));
   const connections = trackConnections(server);
   /** Closes the upstream side: gently while time is left, at once after the stop's deadline. */
@@ -85,6 +98,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     upstreamUrl,
     embedded,
     cache,
+    metricsText: () => renderMetrics(metrics, cache),
     async close() {
       // One deadline for the whole stop: what is still running at it is cut.
       const deadlineAt = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
@@ -96,6 +110,21 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await stopUpstream(deadlineAt);
       return outcome;
     },
+  };
+}
+
+/**
+ * `/metrics` answered with `answer()` instead of this process's text, once the app has answered it
+ * (so the request is still counted, logged and given its headers as any other).
+ */
+function withMetricsAnswer<Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>, answer: (() => Promise<string>) | undefined) {
+  if (answer === undefined) return fetch;
+  return async (request: Request, ...rest: Rest): Promise<Response> => {
+    const response = await fetch(request, ...rest);
+    if (response.status !== 200 || new URL(request.url).pathname !== '/metrics') return response;
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    return new Response(await answer(), { status: 200, headers });
   };
 }
 
@@ -132,7 +161,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, log
  * Imported on demand: with a real upstream, Medplum and its FHIR definitions (~200 MB) are never
  * loaded. Listens at once (a port in use fails before any data is read); the data comes after.
  */
-async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir> {
+export async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir> {
   const { startEmbeddedFhir } = await import('./embedded/fhir-server.ts');
   try {
     return await startEmbeddedFhir({ port });
@@ -144,7 +173,7 @@ async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir> {
   }
 }
 
-async function loadEmbeddedData(embedded: EmbeddedFhir, dataDir: string | undefined, logger: Logger): Promise<void> {
+export async function loadEmbeddedData(embedded: EmbeddedFhir, dataDir: string | undefined, logger: Logger): Promise<void> {
   const { readDataDir } = await import('./embedded/load-data.ts');
   const { generateSyntheticBundles } = await import('./embedded/seed/generate.ts');
   try {

@@ -1,35 +1,58 @@
 /**
  * Node entry: `npm start [-- --data DIR]` (compiled, dist/node.js) or `npm run dev` (tsx). Reads the
  * environment once, starts the service, and wires the signals: SIGTERM and SIGINT stop it
- * (src/node-service.ts close()), with a last-resort timer in case the stop itself hangs.
+ * (src/node-service.ts close()), with a last-resort timer in case the stop itself hangs. With
+ * WORKERS above 1 this process is the primary of several worker processes (src/entry/node/), and a
+ * worker process comes through here too.
  */
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ConfigError, parseConfig, unknownSettings } from '../config.ts';
+import { parseConfig, unknownSettings, type Config } from '../config.ts';
 import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
-import { StartError, startService } from '../node-service.ts';
+import { startService } from '../node-service.ts';
+import { runClusterPrimary } from './node/cluster-primary.ts';
+import { runClusterWorker } from './node/cluster-worker.ts';
+import { startFailureReport } from './node/start-failure.ts';
 
 const USAGE = `usage: npm start [-- --data DIR]
   Serves the legacy Clinical Records Read Service interface in front of a FHIR R4 server.
   --data DIR   load the FHIR Bundles and NDJSON files of DIR into the embedded upstream
                (instead of the generated patients; not with UPSTREAM_URL)
   --help       this text
-  Settings come from the environment: see the README, "Configuration" (PORT, UPSTREAM_URL, …).`;
+  Settings come from the environment: see the README, "Configuration" (PORT, UPSTREAM_URL, WORKERS, …).`;
 
 /** Time the stop gets beyond SHUTDOWN_TIMEOUT_MS before the process exits regardless. */
 const LAST_RESORT_MS = 5000;
 
 const logger = jsonLogger();
-try {
-  const { values } = parseArgs({ options: { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
+if (cluster.isWorker) {
+  await runClusterWorker();
+} else {
+  try {
+    const { values } = parseArgs({ options: { data: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    const config = parseConfig(process.env);
+    const unknown = unknownSettings(process.env);
+    if (unknown.length > 0) logger('warn', 'unknown settings ignored (misspelt?)', { variables: unknown.join(',') });
+    const workers = config.WORKERS === 'auto' ? availableParallelism() : config.WORKERS;
+    if (workers > 1) await runClusterPrimary(config, { workers, dataDir: values.data, logger });
+    else await runSingleProcess(config, values.data);
+  } catch (error) {
+    // Mistakes in how the service was started (configuration, arguments, ports, the --data folder)
+    // are reported in one line; anything else is a bug and keeps its stack.
+    console.error(startFailureReport(error));
+    process.exit(1);
   }
-  const config = parseConfig(process.env);
-  const unknown = unknownSettings(process.env);
-  if (unknown.length > 0) logger('warn', 'unknown settings ignored (misspelt?)', { variables: unknown.join(',') });
-  const service = await startService(config, { dataDir: values.data, logger, audit: jsonAuditSink() });
+}
+
+/** One process serving the port (WORKERS=1, the default; `auto` on a single core). */
+async function runSingleProcess(config: Config, dataDir: string | undefined): Promise<void> {
+  const service = await startService(config, { dataDir, logger, audit: jsonAuditSink() });
   // Origin and path only: a configured URL may carry credentials in its user-info or query.
   const upstream = new URL(service.upstreamUrl);
   logger('info', 'listening', { url: service.url, upstream: `${upstream.origin}${upstream.pathname}` });
@@ -46,15 +69,4 @@ try {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-} catch (error) {
-  // Mistakes in how the service was started (configuration, arguments, ports, the --data folder)
-  // are reported in one line; anything else is a bug and keeps its stack.
-  console.error(isStartMistake(error) ? `Cannot start: ${error.message}` : error);
-  process.exit(1);
-}
-
-function isStartMistake(error: unknown): error is Error {
-  if (error instanceof ConfigError || error instanceof StartError) return true;
-  const code = (error as { code?: unknown })?.code;
-  return error instanceof Error && typeof code === 'string' && /^(ENOENT|ENOTDIR|EACCES|ERR_PARSE_ARGS_)/.test(code);
 }
