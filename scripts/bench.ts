@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/constants.ts';
 import { measureMappers } from './bench/mapper-throughput.ts';
 import { measureRoundTrips, roundTripMarkdown } from './bench/round-trips.ts';
+import { measureWorkerScaling, workerScalingRatio } from './bench/worker-scaling.ts';
 import { handleArgs } from './usage.ts';
 
 const args = handleArgs(`usage: npm run bench [-- --write]
@@ -61,9 +62,11 @@ const afterSecondChurn = await ask<Memory>('rss');
 // Many tiny answers: the byte bound must count keys and per-entry overhead, not bodies alone.
 const tiny = await load('facade, cache miss on empty answers (many tiny entries)', `${urls.cached}${LEGACY_PATH}`, distinct(EMPTY_PATIENTS_FROM));
 const afterTiny = await ask<Memory>('rss');
+// WORKERS=1 and 2 of the compiled service, against the same canned upstream (scripts/bench/worker-scaling.ts).
+const workerRuns = await measureWorkerScaling({ upstream: urls.upstream, upstreamPid: child.pid, cacheMaxBytes: CACHE_MAX_BYTES, load: (name, url) => load(name, url, distinct(0)) });
 child.send('stop');
 await new Promise((resolve) => child.once('exit', resolve));
-const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny];
+const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny, ...workerRuns.map((run) => run.row)];
 
 const mappers = measureMappers();
 console.error('  upstream round trips per operation behind each personality');
@@ -81,6 +84,7 @@ const lines = [
   `|---|---:|---:|`,
   `| cache hit / ceiling | ${ratio(hit, ceiling)} | ≥ 0.9 |`,
   `| cache miss / pass-through | ${ratio(miss, passThrough)} (cache off: ${ratio(bypass, passThrough)}) | ≥ 0.7 |`,
+  workerScalingRatio(workerRuns),
   `| slowest mapper, resources/s | ${slowest} | ≥ 100000 |`,
   `| servers' process, peak RSS: after load / after misses / after more misses / after tiny entries | ${[afterLoad, afterChurn, afterSecondChurn, afterTiny].map((m) => mib(m.peakRssBytes)).join(' / ')} | bounded (cache limit ${mib(CACHE_MAX_BYTES)}) |`,
   `| servers' process, heap after a full GC: same points | ${[afterLoad, afterChurn, afterSecondChurn, afterTiny].map((m) => mib(m.heapUsedBytes)).join(' / ')} | grows by at most the cache limit |`,
