@@ -17,8 +17,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export interface WorkerRun<Row> {
   workers: number;
   row: Row;
-  /** CPU taken during the run, in cores (1 = one core busy the whole time). */
-  cores: { loadGenerator: number; service: number; upstream: number | undefined };
+  /**
+   * CPU taken during the run, in cores (1 = one core busy the whole time). `primary`: the part of
+   * `service` the cluster's primary took (handing connections over, forwarding log lines); 0 for a single process.
+   */
+  cores: { loadGenerator: number; service: number; primary: number; upstream: number | undefined };
 }
 
 export interface WorkerScalingOptions<Row> {
@@ -49,9 +52,11 @@ export async function measureWorkerScaling<Row>(options: WorkerScalingOptions<Ro
     try {
       const url = `http://127.0.0.1:${port}`;
       await untilReady(url, service);
-      const pids = [service.pid!, ...childrenOf(service.pid!)];
+      const workerPids = childrenOf(service.pid!);
+      const pids = [service.pid!, ...workerPids];
+      const primary = workerPids.length === 0 ? [] : [service.pid!];
       const watched = options.upstreamPid === undefined ? [] : [options.upstreamPid];
-      const before = { service: cpuSeconds(pids), upstream: cpuSeconds(watched), loader: process.cpuUsage(), at: performance.now() };
+      const before = { service: cpuSeconds(pids), primary: cpuSeconds(primary), upstream: cpuSeconds(watched), loader: process.cpuUsage(), at: performance.now() };
       const row = await options.load(`facade, cache miss, WORKERS=${workers} (compiled, own process)`, url);
       const seconds = (performance.now() - before.at) / 1000;
       const loader = process.cpuUsage(before.loader);
@@ -61,6 +66,7 @@ export async function measureWorkerScaling<Row>(options: WorkerScalingOptions<Ro
         cores: {
           loadGenerator: (loader.user + loader.system) / 1e6 / seconds,
           service: (cpuSeconds(pids) - before.service) / seconds,
+          primary: (cpuSeconds(primary) - before.primary) / seconds,
           upstream: watched.length === 0 ? undefined : (cpuSeconds(watched) - before.upstream) / seconds,
         },
       });
@@ -77,6 +83,7 @@ export function workerScalingRatio(runs: readonly WorkerRun<{ requestsPerSecond:
   if (one === undefined || two === undefined) return '| cache miss, 2 workers / 1 | not measured | |';
   const cores = (run: WorkerRun<unknown>) =>
     `${run.workers}: generator ${run.cores.loadGenerator.toFixed(2)}, service ${run.cores.service.toFixed(2)}` +
+    (run.cores.primary === 0 ? '' : ` (primary ${run.cores.primary.toFixed(2)})`) +
     (run.cores.upstream === undefined ? '' : `, upstream ${run.cores.upstream.toFixed(2)}`);
   const ratio = (two.row.requestsPerSecond / one.row.requestsPerSecond).toFixed(2);
   return `| cache miss, 2 workers / 1 (CPU in cores of ${cpus().length}, WORKERS=${cores(one)}; WORKERS=${cores(two)}) | ${ratio} | > 1 where a core is left free |`;
@@ -101,9 +108,14 @@ async function untilReady(url: string, service: ChildProcess): Promise<void> {
   }
 }
 
+/** The worker processes of a primary (none for a single process: ps then exits 1). */
 function childrenOf(pid: number): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).trim();
-  return out === '' ? [] : out.split(/\s+/).map(Number);
+  try {
+    const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).trim();
+    return out === '' ? [] : out.split(/\s+/).map(Number);
+  } catch {
+    return [];
+  }
 }
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
