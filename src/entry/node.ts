@@ -12,6 +12,7 @@ import { parseConfig, unknownSettings, type Config } from '../config.ts';
 import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
 import { startService } from '../node-service.ts';
+import { WORKER_ENV } from './node/cluster-messages.ts';
 import { runClusterPrimary } from './node/cluster-primary.ts';
 import { runClusterWorker } from './node/cluster-worker.ts';
 import { startFailureReport } from './node/start-failure.ts';
@@ -27,7 +28,9 @@ const USAGE = `usage: npm start [-- --data DIR]
 const LAST_RESORT_MS = 5000;
 
 const logger = jsonLogger();
-if (cluster.isWorker) {
+// One of our own workers is told so by its environment; a worker of another supervisor's cluster
+// (PM2's cluster mode) is a single process here: that supervisor does the spreading.
+if (cluster.isWorker && process.env[WORKER_ENV.slot] !== undefined) {
   await runClusterWorker();
 } else {
   try {
@@ -40,7 +43,8 @@ if (cluster.isWorker) {
     const unknown = unknownSettings(process.env);
     if (unknown.length > 0) logger('warn', 'unknown settings ignored (misspelt?)', { variables: unknown.join(',') });
     const workers = config.WORKERS === 'auto' ? availableParallelism() : config.WORKERS;
-    if (workers > 1) await runClusterPrimary(config, { workers, dataDir: values.data, logger });
+    if (workers > 1 && cluster.isWorker) logger('warn', 'WORKERS ignored: this process is already a cluster worker of another supervisor');
+    if (workers > 1 && cluster.isPrimary) await runClusterPrimary(config, { workers, dataDir: values.data, logger });
     else await runSingleProcess(config, values.data);
   } catch (error) {
     // Mistakes in how the service was started (configuration, arguments, ports, the --data folder)
