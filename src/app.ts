@@ -77,7 +77,6 @@ type FacadeEnv = {
   };
 };
 
-/** Builds the app for a route table (the real one by default). */
 /** This process's `/metrics` text: the counters, and the cache's gauges read now (also rendered outside a request by a Node worker, src/entry/node/). */
 export function renderMetrics(metrics: Metrics, cache: ResponseCache | undefined): string {
   const held = cache?.stats() ?? { entries: 0, bytes: 0 };
@@ -87,6 +86,7 @@ export function renderMetrics(metrics: Metrics, cache: ResponseCache | undefined
   });
 }
 
+/** Builds the app for a route table (the real one by default). */
 export function createApp(options: AppOptions): Hono<FacadeEnv> {
   const logger = options.logger ?? silentLogger;
   const maxUrlLength = options.maxUrlLength ?? 8192;
