@@ -41,7 +41,7 @@ export async function startFixture(redis: RedisServer | undefined, baseEnv: Reco
     upstream,
     services,
     async service(env = {}) {
-      const redisEnv = redis === undefined ? {} : { CACHE_REDIS_URL: redis.url, CACHE_SECRET };
+      const redisEnv: Record<string, string> = redis === undefined ? {} : { CACHE_REDIS_URL: redis.url, CACHE_SECRET };
       const started = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, ...redisEnv, ...baseEnv, ...env });
       services.push(started);
       return started;
