@@ -62,15 +62,16 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
     expect(logLines(service).filter((line) => line.level === 'error')).toEqual([]);
   });
 
-  it('bounds each request’s wait on a hung Redis to CACHE_L2_TIMEOUT_MS, then skips it, and says when it is back', async () => {
+  it('bounds each request’s wait on a hung Redis to CACHE_L2_TIMEOUT_MS, skips it once it has not answered for a second, and says when it is back', async () => {
     const { redis, fixture } = await setUp({ CACHE_L2_TIMEOUT_MS: '100' });
     const service = await fixture.service();
     expect((await askMany(service, 2, 0)).statuses).toEqual([200, 200]);
     redis.pause();
     try {
-      const { statuses, slowestMs } = await askMany(service, 10, 100);
-      expect(statuses).toEqual(Array(10).fill(200));
-      // At most one wait of 100 ms for the read, then the tier is skipped for a second (writes do not delay answers).
+      const { statuses, slowestMs } = await askMany(service, 25, 100);
+      expect(statuses).toEqual(Array(25).fill(200));
+      // At most one wait of 100 ms for the read (writes do not delay answers); after a second without
+      // an answer, none: the tier is skipped.
       expect(slowestMs).toBeLessThan(400);
       const events = await tierEvents(service);
       expect(events.timeout).toBeGreaterThanOrEqual(1);

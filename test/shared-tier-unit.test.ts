@@ -112,29 +112,44 @@ describe('callers named under CACHE_SECRET', () => {
 });
 
 describe('SealedTier', () => {
-  it('waits at most its timeout for a hung tier, skips it for a second, and logs the outage once and its end once', async () => {
+  it('waits at most its timeout for a hung tier, skips it for a second once it has not answered for one, and logs the outage once and its end once', async () => {
     const tier = memoryTier();
     const clock = { now: 0 };
     const { sealed, logged, events } = sealedTier(tier, clock);
     tier.mode = 'hang';
+    clock.now = 500; // timeouts, but it answered (was made) half a second ago: waited for, not skipped
     const started = performance.now();
     expect(await sealed.read(KEY, 'token-a', 1000)).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(200);
+    clock.now = 1000; // a second without an answer: down
     for (let i = 0; i < 5; i += 1) expect(await sealed.read(KEY, 'token-a', 1000)).toBeUndefined();
-    expect(tier.calls).toBe(1);
+    expect(tier.calls).toBe(2);
     tier.mode = 'fail';
-    clock.now = 1000;
-    expect(await sealed.read(KEY, 'token-a', 1000)).toBeUndefined();
-    expect(events).toEqual(['timeout', 'skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'error']);
-    tier.mode = 'up';
     clock.now = 2000;
-    await sealed.write(KEY, 'token-a', { body: body('b'), storedAt: 2000 }, 1000);
+    expect(await sealed.read(KEY, 'token-a', 1000)).toBeUndefined();
+    expect(events).toEqual(['timeout', 'timeout', 'skipped', 'skipped', 'skipped', 'skipped', 'error']);
+    tier.mode = 'up';
+    clock.now = 3000;
+    await sealed.write(KEY, 'token-a', { body: body('b'), storedAt: 3000 }, 1000);
     expect((await sealed.read(KEY, 'token-a', 1000))?.body).toEqual(body('b'));
     expect(logged).toEqual([
       { level: 'warn', message: 'shared cache tier unavailable: skipped until it answers', fields: { tier: 'memory', reason: 'timeout' } },
       { level: 'info', message: 'shared cache tier available again', fields: { tier: 'memory', downMs: 2000 } },
     ]);
     expect(JSON.stringify(logged)).not.toContain('hunter2');
+  });
+
+  it('takes timeouts between answers for a loaded process, not for an outage, and skips at once on an error', async () => {
+    const tier = memoryTier();
+    const clock = { now: 0 };
+    const { sealed, logged, events } = sealedTier(tier, clock);
+    for (const mode of ['hang', 'hang', 'up', 'hang', 'hang', 'up', 'fail', 'up'] as const) {
+      tier.mode = mode;
+      clock.now += 400;
+      await sealed.read(KEY, 'token-a', 1000);
+    }
+    expect(events).toEqual(['timeout', 'timeout', 'miss', 'timeout', 'timeout', 'miss', 'error', 'skipped']);
+    expect(logged.map((line) => line.fields?.reason)).toEqual(['ECONNREFUSED']);
   });
 
   it('takes an entry older than asked for, or not this caller’s, as a miss', async () => {

@@ -13,7 +13,7 @@ import type { SharedTier } from './shared-tier.ts';
 export interface RedisTierOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). Never logged: it may hold a password. */
   url: string;
-  /** Longest a command may wait for its reply (the caller bounds its own wait too). */
+  /** The caller's bound on a wait (CACHE_L2_TIMEOUT_MS): commands and connecting get a looser one of their own. */
   commandTimeoutMs: number;
 }
 
@@ -28,7 +28,10 @@ export function redisTier(options: RedisTierOptions): SharedTier {
       connectTimeout: Math.max(options.commandTimeoutMs * 4, 500),
       reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
     },
-    commandOptions: { timeout: options.commandTimeoutMs },
+    // Only so that commands to a hung server do not pile up: the caller stops waiting long before
+    // (sealed-tier.ts). Not as tight as the caller's bound: this timer fires before a busy event
+    // loop reads the reply that did come in time, and would throw it away.
+    commandOptions: { timeout: Math.max(options.commandTimeoutMs * 10, 1000) },
   }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   // Connection errors are reported by the commands that fail (sealed-tier.ts logs an outage once);
   // without a listener, an 'error' event would end the process.

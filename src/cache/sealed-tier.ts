@@ -1,13 +1,23 @@
 /**
  * A shared tier as the response cache uses it: entries encoded (stored-body-codec.ts), sealed for
  * their caller and named by keyed hash (entry-cipher.ts), every wait bounded, and a tier that fails
- * skipped rather than failing a request. A failure is logged once when an outage starts and once
- * when it ends, not per request; while it lasts, the tier is asked at most once a second.
+ * skipped rather than failing a request. The tier is taken for down at an error (refused, offline)
+ * or at a timeout when it has not answered for OUTAGE_AFTER_MS; an outage is logged once when it
+ * starts and once when it ends, not per request, and while it lasts the tier is asked at most once
+ * a second.
  */
 import type { Logger } from '../log.ts';
 import { EntryCipher } from './entry-cipher.ts';
 import { withinMs, type SharedTier, type TierEvent } from './shared-tier.ts';
 import { decodeStoredEntry, encodeStoredEntry, type StoredEntry } from './stored-body-codec.ts';
+
+/**
+ * How long without any answer makes timeouts an outage. A timeout alone is not one: on a loaded
+ * process the event loop can hold a reply past the bound, many requests at once, and skipping the
+ * tier then sends every request to the upstream, which loads the process more (seen in the bench).
+ * A tier that answers nothing for this long is hung; until then each request waits the bound at most.
+ */
+const OUTAGE_AFTER_MS = 1000;
 
 export interface SealedTierOptions {
   tier: SharedTier;
@@ -32,12 +42,15 @@ export class SealedTier {
   /** When the current outage began (undefined while the tier answers), and when to ask it again. */
   #downSince: number | undefined;
   #skipUntil = 0;
+  /** When the tier last answered (or this began): timeouts are an outage only long after it. */
+  #answeredAt: number;
 
   constructor(options: SealedTierOptions) {
     this.#options = options;
     this.name = options.tier.name;
     this.#cipher = new EntryCipher(options.secret);
     this.#now = options.now ?? Date.now;
+    this.#answeredAt = this.#now();
   }
 
   /** The entry for `cacheKey` if this caller can read it and it is younger than `maxAgeMs`; never rejects. */
@@ -101,6 +114,7 @@ export class SealedTier {
   #failed(event: 'timeout' | 'error', reason: string): void {
     this.#options.onEvent?.(event);
     const now = this.#now();
+    if (event === 'timeout' && this.#downSince === undefined && now - this.#answeredAt < OUTAGE_AFTER_MS) return;
     this.#skipUntil = now + (this.#options.retryAfterMs ?? 1000);
     if (this.#downSince !== undefined) return;
     this.#downSince = now;
@@ -108,6 +122,7 @@ export class SealedTier {
   }
 
   #recovered(): void {
+    this.#answeredAt = this.#now();
     if (this.#downSince === undefined) return;
     this.#options.logger('info', 'shared cache tier available again', { tier: this.name, downMs: this.#now() - this.#downSince });
     this.#downSince = undefined;

@@ -26,11 +26,18 @@ export type TierEvent =
   | 'timeout' // the tier did not answer within CACHE_L2_TIMEOUT_MS
   | 'skipped'; // not asked: it failed less than a second ago
 
-/** `work`'s result, or `timedOut` when it takes longer than `ms` (`work` then goes on unobserved). */
+/**
+ * `work`'s result, or `timed-out` when it takes longer than `ms` (`work` then goes on unobserved).
+ * When the timer fires, the verdict waits one more turn of the event loop: a busy loop runs expired
+ * timers before it reads sockets, so a reply that arrived in time but was not read yet would
+ * otherwise always lose, and under load every read would "time out" (seen in the bench).
+ */
 export async function withinMs<T>(work: Promise<T>, ms: number): Promise<{ value: T } | 'timed-out'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<'timed-out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed-out'), ms);
+    timer = setTimeout(() => {
+      timer = setTimeout(() => resolve('timed-out'), 0);
+    }, ms);
   });
   // A late failure of the abandoned work is not an unhandled rejection: it was already counted as a timeout.
   work.catch(() => {});
