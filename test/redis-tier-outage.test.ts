@@ -50,14 +50,16 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
     await redis.stop();
     const { statuses, slowestMs } = await askMany(service, 20, 100);
     expect(statuses).toEqual(Array(20).fill(200));
-    // Refused at once while disconnected: far below even the 50 ms bound, plus the upstream's time.
-    expect(slowestMs).toBeLessThan(250);
+    // Refused at once while disconnected: no request waited even the 50 ms bound (no timeout was
+    // counted; the wall clock only rules out a hang, whatever else loads the machine).
+    expect(slowestMs).toBeLessThan(1000);
     // The ones it answered before are still served from this process's memory.
     expect((await ask(service, TOKEN_A, '/api/DiagnosticReport?patient=p0')).status).toBe(200);
     await service.cache!.settle();
     const events = await tierEvents(service);
     expect(events.error).toBeGreaterThanOrEqual(1);
     expect((events.error ?? 0) + (events.skipped ?? 0)).toBeGreaterThanOrEqual(20);
+    expect(events.timeout).toBeUndefined();
     expect(outageLines(service)).toMatchObject([{ level: 'warn', message: 'shared cache tier unavailable: skipped until it answers', tier: 'redis' }]);
     expect(logLines(service).filter((line) => line.level === 'error')).toEqual([]);
   });
@@ -71,8 +73,9 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
       const { statuses, slowestMs } = await askMany(service, 25, 100);
       expect(statuses).toEqual(Array(25).fill(200));
       // At most one wait of 100 ms for the read (writes do not delay answers); after a second without
-      // an answer, none: the tier is skipped.
-      expect(slowestMs).toBeLessThan(400);
+      // an answer, none: the tier is skipped. Unbounded, a request would wait for the client's own
+      // command timeout (1 s here) or forever; the margin is for a loaded machine.
+      expect(slowestMs).toBeLessThan(800);
       const events = await tierEvents(service);
       expect(events.timeout).toBeGreaterThanOrEqual(1);
       expect(events.skipped).toBeGreaterThanOrEqual(5);
@@ -90,8 +93,8 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
 
 describeUnless(redisMissing)('the Redis tier’s TTL and stale window', () => {
   it('keeps an entry TTL + stale window, serves it stale to another service while one refresh runs, then lets it expire', async () => {
-    const ttl = 800;
-    const stale = 800;
+    const ttl = 1000;
+    const stale = 2000;
     const { redis, fixture } = await setUp({ CACHE_TTL_MS: String(ttl), CACHE_STALE_MS: String(stale) });
     const first = await fixture.service();
     const storedAt = Date.now();
@@ -114,7 +117,7 @@ describeUnless(redisMissing)('the Redis tier’s TTL and stale window', () => {
     expect((await ask(third, TOKEN_A)).reportStatus).toBe('corrected');
     expect(cacheOutcomes(third)).toEqual(['hit']);
     // Gone from Redis once its window has passed.
-    await vi.waitFor(async () => expect(await redis.dump()).toEqual([]), { timeout: ttl + stale + 2000, interval: 100 });
+    await vi.waitFor(async () => expect(await redis.dump()).toEqual([]), { timeout: ttl + stale + 3000, interval: 100 });
     const fourth = await fixture.service();
     await ask(fourth, TOKEN_A);
     expect(cacheOutcomes(fourth)).toEqual(['miss']);
