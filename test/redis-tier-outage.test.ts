@@ -89,6 +89,23 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
     }, { timeout: 5000, interval: 200 });
     expect(outageLines(service)[0]).toMatchObject({ tier: 'redis', reason: 'timeout' });
   });
+
+  it('starts and stops on a Redis hung from the start, answering within the bound meanwhile', async () => {
+    const { redis, fixture } = await setUp({ CACHE_L2_TIMEOUT_MS: '100' });
+    redis.pause();
+    try {
+      const service = await fixture.service();
+      const { statuses, slowestMs } = await askMany(service, 5, 0);
+      expect(statuses).toEqual(Array(5).fill(200));
+      expect(slowestMs).toBeLessThan(800);
+      const stopping = performance.now();
+      await service.close();
+      fixture.services.length = 0;
+      expect(performance.now() - stopping).toBeLessThan(2000);
+    } finally {
+      redis.resume();
+    }
+  });
 });
 
 describeUnless(redisMissing)('the Redis tier’s TTL and stale window', () => {

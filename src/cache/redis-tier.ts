@@ -21,11 +21,12 @@ export interface RedisTierOptions {
 const MAX_RECONNECT_DELAY_MS = 1000;
 
 export function redisTier(options: RedisTierOptions): SharedTier {
+  const connectTimeout = Math.max(options.commandTimeoutMs * 4, 500);
   const client = createClient({
     url: options.url,
     disableOfflineQueue: true,
     socket: {
-      connectTimeout: Math.max(options.commandTimeoutMs * 4, 500),
+      connectTimeout,
       reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
     },
     // Only so that commands to a hung server do not pile up: the caller stops waiting long before
@@ -37,10 +38,12 @@ export function redisTier(options: RedisTierOptions): SharedTier {
   // without a listener, an 'error' event would end the process.
   client.on('error', () => {});
   // The first attempt to connect is awaited by the first commands, so those sent while it is being
-  // made are not refused; once it has succeeded or failed, nothing waits for the connection again.
+  // made are not refused; once it has succeeded, failed or taken too long (a hung server accepts the
+  // connection and never answers), nothing waits for the connection again.
   const connecting = new Promise<void>((resolve) => {
     client.once('ready', resolve);
     client.once('error', () => resolve());
+    setTimeout(resolve, connectTimeout).unref();
   });
   client.connect().catch(() => {}); // it retries by itself; rejects only when closed before connecting
   return {
@@ -60,8 +63,8 @@ export function redisTier(options: RedisTierOptions): SharedTier {
       await client.del(key);
     },
     async close() {
-      await connecting;
-      // destroy, not close: close waits for replies a server that is down never sends.
+      // destroy, not close: close waits for replies a server that is down or hung never sends. Not
+      // after `connecting` either: against a hung server, the first connection may never end.
       if (client.isOpen) client.destroy();
     },
   };
