@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/constants.ts';
 import { measureMappers } from './bench/mapper-throughput.ts';
 import { measureRoundTrips, roundTripMarkdown } from './bench/round-trips.ts';
+import { measureSharedTier } from './bench/shared-tier.ts';
 import { handleArgs } from './usage.ts';
 
 const args = handleArgs(`usage: npm run bench [-- --write]
@@ -61,9 +62,11 @@ const afterSecondChurn = await ask<Memory>('rss');
 // Many tiny answers: the byte bound must count keys and per-entry overhead, not bodies alone.
 const tiny = await load('facade, cache miss on empty answers (many tiny entries)', `${urls.cached}${LEGACY_PATH}`, distinct(EMPTY_PATIENTS_FROM));
 const afterTiny = await ask<Memory>('rss');
+// The shared cache tier (Redis) on the same upstream: its own servers, in a child of their own.
+const sharedTier = await measureSharedTier({ load, newPatients: distinct, upstream: urls.upstream });
 child.send('stop');
 await new Promise((resolve) => child.once('exit', resolve));
-const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny];
+const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny, ...sharedTier];
 
 const mappers = measureMappers();
 console.error('  upstream round trips per operation behind each personality');
