@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './bench/constants.ts';
 import { measureMappers } from './bench/mapper-throughput.ts';
 import { measureRoundTrips, roundTripMarkdown } from './bench/round-trips.ts';
+import { measureSharedTier } from './bench/shared-tier.ts';
 import { measureWorkerScaling, workerScalingRatio } from './bench/worker-scaling.ts';
 import { handleArgs } from './usage.ts';
 
@@ -62,11 +63,13 @@ const afterSecondChurn = await ask<Memory>('rss');
 // Many tiny answers: the byte bound must count keys and per-entry overhead, not bodies alone.
 const tiny = await load('facade, cache miss on empty answers (many tiny entries)', `${urls.cached}${LEGACY_PATH}`, distinct(EMPTY_PATIENTS_FROM));
 const afterTiny = await ask<Memory>('rss');
+// The shared cache tier (Redis) on the same upstream: its own servers, in a child of their own.
+const sharedTier = await measureSharedTier({ load, newPatients: distinct, upstream: urls.upstream });
 // WORKERS=1 and 2 of the compiled service, against the same canned upstream (scripts/bench/worker-scaling.ts).
 const workerRuns = await measureWorkerScaling({ upstream: urls.upstream, upstreamPid: child.pid, cacheMaxBytes: CACHE_MAX_BYTES, load: (name, url) => load(name, url, distinct(0)) });
 child.send('stop');
 await new Promise((resolve) => child.once('exit', resolve));
-const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny, ...workerRuns.map((run) => run.row)];
+const rows = [ceiling, hit, bypass, passThrough, direct, miss, missAgain, tiny, ...sharedTier, ...workerRuns.map((run) => run.row)];
 
 const mappers = measureMappers();
 console.error('  upstream round trips per operation behind each personality');

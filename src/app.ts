@@ -202,7 +202,8 @@ export function createApp(options: AppOptions): Hono<FacadeEnv> {
         };
         const { body, outcome } = cache
           ? await inChildSpan(c.get('span'), 'cache', async (span) => {
-              const found = await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, () => load(span), keepAliveOf(c));
+              // The token goes with the key: a shared tier seals the entry for this caller (src/cache/sealed-tier.ts).
+              const found = await cache.get(`${await callerKey(hashing, token)}|${canonicalRequestKey(prepared)}`, () => load(span), keepAliveOf(c), token);
               if (span?.recording) span.set('facade.cache.outcome', found.outcome);
               return found;
             })

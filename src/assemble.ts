@@ -8,6 +8,8 @@ import { accessControlFor } from './auth/access-from-config.ts';
 import { responseCacheFor } from './cache/cache-config.ts';
 import { webHashing, type Hashing } from './cache/cache-key.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
+import { SealedTier } from './cache/sealed-tier.ts';
+import type { SharedTier } from './cache/shared-tier.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
@@ -32,6 +34,8 @@ export interface RuntimeParts {
   logger: Logger;
   /** Native hashing where the runtime has it; Web Crypto otherwise. */
   hashing?: Hashing;
+  /** The cache tier shared beyond this process (Redis on Node, the Cache API on Workers); needs CACHE_SECRET. */
+  sharedTier?: SharedTier;
   /** Whether identical concurrent misses may share one upstream load (not on Workers). */
   shareCacheLoads: boolean;
   /** Where audit lines go (src/audit.ts). */
@@ -72,8 +76,8 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
     maxBodyBytes: config.UPSTREAM_MAX_BODY_BYTES,
     onUpstreamRequest: (seconds) => metrics.upstreamSeconds.observe(seconds),
   });
-  const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads);
-  const hashing = parts.hashing ?? webHashing();
+  const cache = responseCacheFor(config, metrics, parts.logger, parts.shareCacheLoads, sealedTierFor(config, parts, metrics));
+  const hashing = parts.hashing ?? webHashing(config.CACHE_SECRET);
   const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
   const app = createApp({
     client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
@@ -87,6 +91,17 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
     }),
   });
   return { app, cache, metrics, tracing };
+}
+
+/** The runtime's shared tier, sealed under CACHE_SECRET and counted per tier (docs/decisions.md, "Shared cache tier"). */
+function sealedTierFor(config: Config, parts: RuntimeParts, metrics: Metrics): SealedTier | undefined {
+  const tier = parts.sharedTier;
+  if (tier === undefined) return undefined;
+  if (config.CACHE_SECRET === undefined) throw new Error('a shared cache tier needs CACHE_SECRET (src/config.ts requires it with CACHE_REDIS_URL)');
+  return new SealedTier({
+    tier, secret: config.CACHE_SECRET, timeoutMs: config.CACHE_L2_TIMEOUT_MS, logger: parts.logger,
+    onEvent: (event) => metrics.cacheTierEvents.inc({ tier: tier.name, event }),
+  });
 }
 
 /** The breaker, bulkhead and retry settings of the configuration, reporting to the metrics. */

@@ -3,6 +3,7 @@
  * value stops the start with every bad key named.
  */
 import * as v from 'valibot';
+import { MIN_CACHE_SECRET_BYTES, cacheSecretBytes } from './cache/cache-secret.ts';
 import { DEFAULT_SITE_CODES } from './site-codes.ts';
 import { PROFILE_NAMES } from './upstream/profiles.ts';
 
@@ -174,6 +175,13 @@ const ConfigSchema = v.object({
   CACHE_TTL_MS: integer(30_000, 0, 86_400_000),
   /** How long after that a stale response may be served while one refresh runs (0: never). */
   CACHE_STALE_MS: integer(30_000, 0, 86_400_000),
+  // The shared cache tier (docs/decisions.md, "Shared cache tier").
+  /** Redis or Valkey behind the in-process cache, shared by every process and instance (Node). */
+  CACHE_REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\/[^/]/, 'must be a redis:// or rediss:// URL'))),
+  /** The secret naming cached callers and entries and keying their encryption: the same on every instance. */
+  CACHE_SECRET: v.optional(v.pipe(v.string(), v.check((text) => cacheSecretBytes(text).length >= MIN_CACHE_SECRET_BYTES, `must be at least ${MIN_CACHE_SECRET_BYTES} bytes (openssl rand -base64 32)`))),
+  /** Longest wait for the shared tier on one request: past it, the tier is skipped. */
+  CACHE_L2_TIMEOUT_MS: integer(50, 1, 10_000),
   /** How long a stop (SIGTERM, SIGINT) lets requests in progress finish before it cuts them. */
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0, 600_000),
   /** Longest request URL accepted (414 beyond). */
@@ -315,6 +323,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...(result.success ? [] : firstProblemPerKey(result.issues)),
     ...crossKeyProblems(present as Record<string, string>),
     ...resilienceProblems(result.success ? result.output : undefined),
+    // Without one secret for all, every instance would name and seal entries its own way: none would ever hit.
+    ...(present.CACHE_REDIS_URL !== undefined && present.CACHE_SECRET === undefined ? ['CACHE_SECRET: required with CACHE_REDIS_URL, the same on every instance'] : []),
   ];
   if (result.success && problems.length === 0) return result.output;
   throw new ConfigError(problems);

@@ -1,6 +1,7 @@
 /**
  * The one error type of the service and its catalog. Every error the service answers with is a
- * FacadeError rendered as a FHIR OperationOutcome; see docs/decisions.md ("Error bodies").
+ * FacadeError rendered as a FHIR OperationOutcome; every code is documented in docs/errors.md
+ * (test/error-codes.test.ts fails for one that is not).
  */
 
 /** Catalog of every error the service can produce: HTTP status, OperationOutcome issue code, text. */
@@ -20,6 +21,9 @@ export const ERROR_CATALOG = {
   'headers-too-large': { status: 431, issue: 'too-long', text: 'The request line and headers are too large' },
   'payload-too-large': { status: 413, issue: 'too-long', text: 'The request body is too large' },
   'unsupported-media-type': { status: 415, issue: 'not-supported', text: 'Unsupported request body type' },
+  // The upstream refusing the caller's token (passthrough mode): the caller's 401 and 403, in the upstream's words.
+  'upstream-refused-token': { status: 401, issue: 'login', text: 'The upstream FHIR server refused the access token' },
+  'upstream-denied': { status: 403, issue: 'forbidden', text: 'The upstream FHIR server denied access to this record' },
   'upstream-error': { status: 502, issue: 'transient', text: 'The upstream FHIR server failed' },
   'upstream-bad-body': { status: 502, issue: 'invalid', text: 'The upstream FHIR server sent an unusable answer' },
   'upstream-too-large': { status: 502, issue: 'too-costly', text: 'The upstream answer is larger than the service accepts' },

@@ -40,6 +40,8 @@ class Histogram {
 export class Metrics {
   readonly requests = new Counter();
   readonly cacheEvents = new Counter();
+  /** Per shared tier (src/cache/sealed-tier.ts): hits, misses, stores, errors, timeouts, skips. */
+  readonly cacheTierEvents = new Counter();
   readonly upstreamSeconds = new Histogram(UPSTREAM_SECONDS_BUCKETS);
   readonly upstreamPages = new Histogram(PAGES_BUCKETS);
   /** Includes the upstream did not carry out, fetched by other searches (src/pipeline/plans/). */
@@ -63,6 +65,7 @@ export class Metrics {
     const lines: string[] = [];
     counter(lines, 'facade_requests_total', 'Legacy requests by route and status.', this.requests);
     counter(lines, 'facade_cache_events_total', 'Response cache hits, misses, stale answers and evictions.', this.cacheEvents);
+    counter(lines, 'facade_cache_tier_events_total', 'Shared cache tier (Redis, edge cache) hits, misses, stores, errors, timeouts and skips, by tier.', this.cacheTierEvents);
     histogram(lines, 'facade_upstream_request_duration_seconds', 'Duration of each upstream FHIR request.', this.upstreamSeconds);
     histogram(lines, 'facade_upstream_pages', 'Upstream pages read per legacy request that reached the upstream.', this.upstreamPages);
     counter(lines, 'facade_upstream_fallbacks_total', 'Includes and revincludes the upstream did not carry out, fetched by other searches.', this.upstreamFallbacks);

@@ -67,8 +67,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
   // As many connections as the bulkhead lets requests through: none ever queues inside undici.
   const transport = undiciTransport({ connections: config.UPSTREAM_MAX_IN_FLIGHT });
+  // Shared by every process and instance on the same Redis; it connects in the background (a Redis
+  // that is down delays nothing). Imported on demand: the client takes ~0.1 s to load, for nothing without one.
+  const sharedTier =
+    config.CACHE_REDIS_URL === undefined ? undefined : (await import('./cache/redis-tier.ts')).redisTier({ url: config.CACHE_REDIS_URL, commandTimeoutMs: config.CACHE_L2_TIMEOUT_MS });
   const { app, cache, metrics, tracing } = assembleFacade(config, {
-    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(), shareCacheLoads: true, started: () => started,
+    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(config.CACHE_SECRET), sharedTier, shareCacheLoads: true, started: () => started,
   });
   // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
   // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
@@ -78,6 +82,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   /** Closes the upstream side: gently while time is left, at once after the stop's deadline. */
   const stopUpstream = async (deadlineAt = 0) => {
     await (Date.now() < deadlineAt ? transport.close() : transport.destroy());
+    await sharedTier?.close?.();
     await embedded?.close();
   };
   try {
@@ -103,7 +108,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       // One deadline for the whole stop: what is still running at it is cut.
       const deadlineAt = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
       const outcome = await connections.close(config.SHUTDOWN_TIMEOUT_MS);
-      // Background refreshes of stale entries were started by requests: let them end before their transport does.
+      // Background refreshes of stale entries (and shared-tier writes) were started by requests: let them end before their transport does.
       if (cache) await withDeadline(cache.settle(), deadlineAt);
       // The spans of the last requests, sent before the process ends.
       await withDeadline(tracing.shutdown(), deadlineAt);

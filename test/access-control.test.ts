@@ -132,7 +132,7 @@ describe.each(servedPaths(ROUTES).map(({ route, path }) => ({ route, path, label
       await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, '', tokenA), `${route.name} without patient`);
       const own = await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, `patient=${A}`, tokenA), `${route.name} patient=A`);
       if (route.upstream.resourceType !== 'Practitioner') expect(own.length).toBeGreaterThan(0);
-      await expectOutcome(await call(jwtFacade, route, path, `patient=${B}`, tokenA), 403);
+      await expectErrorCode(await call(jwtFacade, route, path, `patient=${B}`, tokenA), 403, 'patient-denied');
     });
   } else if (route.upstream.resourceType === 'Practitioner') {
     it('reads a directory record by the scopes alone', async () => {

@@ -157,6 +157,16 @@ describe('names in references', () => {
   });
 });
 
+describe('requests as the examples write them', () => {
+  it('a 64-character token, no /api, and the colon of _revinclude percent-encoded (Provenance%3Atarget)', async () => {
+    const token = 'A1b2C3d4'.repeat(8);
+    const encoded = await service.getJson<LegacyBundle>(`/Observation?patient=${patient.id}&_revinclude=Provenance%3Atarget&access_token=${token}`);
+    const plain = await service.getJson<LegacyBundle>(`/Observation?patient=${patient.id}&_revinclude=Provenance:target&access_token=${token}`);
+    expect(encoded.entry.some(({ resource }) => resource.resourceType === 'Provenance')).toBe(true);
+    expect(encoded.entry.map((entry) => entry.full_url)).toEqual(plain.entry.map((entry) => entry.full_url));
+  });
+});
+
 describe('resources', () => {
   it('Observation keys in the old order, no meta; Provenance keys, agent keys, onBehalfOf {display, reference}, codings system and code', async () => {
     const bundle = await service.getJson<LegacyBundle>(`/Observation?patient=${patient.id}&_revinclude=Provenance:target&access_token=t`);

@@ -48,7 +48,7 @@ describe('ResponseCache', () => {
     await cache.get('refused', async () => body('a'));
     await cache.get('failed', async () => body('b'));
     clock.now = 120;
-    await cache.get('refused', () => Promise.reject(new FacadeError('unauthorized')));
+    await cache.get('refused', () => Promise.reject(new FacadeError('upstream-refused-token')));
     await cache.get('failed', () => Promise.reject(new FacadeError('upstream-error')));
     await new Promise((resolve) => setImmediate(resolve));
     expect(cache.keys().sort()).toEqual(['failed']);

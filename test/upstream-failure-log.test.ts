@@ -21,15 +21,15 @@ interface FailureLine {
 }
 
 /** Makes one request through a service on `upstreamUrl` and returns the status and its error log line. */
-async function failureOf(upstreamUrl: string, env: Record<string, string> = {}, token = TOKEN): Promise<{ status: number; line: FailureLine; log: string }> {
+async function failureOf(upstreamUrl: string, env: Record<string, string> = {}, token = TOKEN): Promise<{ status: number; code: string | undefined; line: FailureLine; log: string }> {
   const service = await startTestService({ UPSTREAM_URL: upstreamUrl, CACHE_ENABLED: 'false', UPSTREAM_TIMEOUT_MS: '500', ...env });
   try {
     const response = await service.get(`/api/DiagnosticReport?${QUERY}&access_token=${token}`);
-    await response.arrayBuffer();
+    const body = (await response.json()) as { issue?: { details?: { text?: string } }[] };
     const lines = service.logLines.map((text) => JSON.parse(text) as FailureLine);
     const line = lines.find((entry) => entry.message === 'request failed');
     if (line === undefined) throw new Error(`no failure line in ${service.logLines.length} log lines`);
-    return { status: response.status, line, log: service.logLines.join('\n') };
+    return { status: response.status, code: body.issue?.[0]?.details?.text, line, log: service.logLines.join('\n') };
   } finally {
     await service.close();
   }
@@ -66,7 +66,8 @@ async function closedPort(): Promise<number> {
 
 describe('the log line of an upstream failure names its kind', () => {
   it('connection refused', async () => {
-    const { status, line, log } = await failureOf(`http://127.0.0.1:${await closedPort()}/fhir`);
+    const { status, code: answered, line, log } = await failureOf(`http://127.0.0.1:${await closedPort()}/fhir`);
+    expect(answered, 'the details code of the answer').toBe('upstream-error');
     expect(status).toBe(502);
     expect(line).toMatchObject({ code: 'upstream-error', cause: 'connection-refused' });
     expectNothingSecret(log);
@@ -106,8 +107,9 @@ describe('the log line of an upstream failure names its kind', () => {
   for (const { name, handler, code, cause } of answers) {
     it(name, async () => {
       upstream.setHandler(handler);
-      const { line, log } = await failureOf(`${upstream.origin}/fhir`, { UPSTREAM_MAX_BODY_BYTES: '2048' });
+      const { code: answered, line, log } = await failureOf(`${upstream.origin}/fhir`, { UPSTREAM_MAX_BODY_BYTES: '2048' });
       expect(line).toMatchObject({ code, cause });
+      expect(answered, 'the details code of the answer').toBe(code);
       expectNothingSecret(log);
     });
   }
@@ -127,8 +129,8 @@ describe('the log line of an authorization-side failure (service mode) names its
   });
 
   it('an introspection endpoint that refuses connections', async () => {
-    const { status, line, log } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'introspection'));
-    expect(status).toBe(502);
+    const { status, code: answered, line, log } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'introspection'));
+    expect({ status, answered }).toEqual({ status: 502, answered: 'auth-server-error' });
     expect(line).toMatchObject({ code: 'auth-server-error', cause: 'connection-refused' });
     expectNothingSecret(log);
   });

@@ -1,8 +1,10 @@
 /**
  * Cache keys and stored bodies. A key names the caller by an HMAC of the access token under a
- * secret made at start-up (never the token, and not reversible by guessing tokens offline), then the
- * canonical request. Two callers never share an entry; no token appears in a key.
+ * secret made at start-up, or derived from `CACHE_SECRET` where one is configured (never the token,
+ * and not reversible by guessing tokens offline), then the canonical request. Two callers never
+ * share an entry; no token appears in a key.
  */
+import { CALLER_NAMES_INFO, deriveBits } from './cache-secret.ts';
 import type { StoredBody } from './response-cache.ts';
 
 const encoder = new TextEncoder();
@@ -12,16 +14,19 @@ const encoder = new TextEncoder();
  * synchronous native HMAC and digest avoid a thread-pool round trip per request (docs/performance.md).
  */
 export interface Hashing {
-  /** A keyed hash (HMAC-SHA-256 under a per-process secret) of a caller's token. */
+  /** A keyed hash (HMAC-SHA-256 under a per-process or configured secret) of a caller's token. */
   callerOf(token: string): string | Promise<string>;
   /** The SHA-1 of a body, base64url, for its ETag: the same on every runtime, so instances agree. */
   digest(text: string): string | Promise<string>;
 }
 
-/** Hashing over Web Crypto: runs on any runtime. */
-export function webHashing(): Hashing {
-  const secret = crypto.getRandomValues(new Uint8Array(32));
-  const key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+/**
+ * Hashing over Web Crypto: runs on any runtime. Callers are named under a key derived from
+ * `cacheSecret` when given (the same on every instance, as a shared tier needs), else a random one.
+ */
+export function webHashing(cacheSecret?: string): Hashing {
+  const secret = cacheSecret === undefined ? Promise.resolve(crypto.getRandomValues(new Uint8Array(32))) : deriveBits(cacheSecret, CALLER_NAMES_INFO);
+  const key = secret.then((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
   return {
     async callerOf(token) {
       return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(token))));
@@ -65,7 +70,8 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
-function base64url(bytes: Uint8Array): string {
+/** Bytes as base64url without padding (keys, ETags). */
+export function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');

@@ -9,15 +9,22 @@ import { FacadeError, toOperationOutcome } from '../errors.ts';
 import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { fetchTransport } from '../upstream/transport.ts';
+import { defaultEdgeCache, edgeCacheTier } from './edge-cache-tier.ts';
 
-/** Builds the facade from the Worker's bindings: configuration, the platform fetch, a per-isolate cache. */
-function buildFacade(env: Record<string, unknown>, logger: Logger): Facade {
+/**
+ * Builds the facade from the Worker's bindings: configuration, the platform fetch, a per-isolate
+ * cache and, with CACHE_SECRET bound, the data centre's Cache API behind it, keyed on `origin`.
+ */
+function buildFacade(env: Record<string, unknown>, logger: Logger, origin: string): Facade {
   // Only string bindings (vars and secrets) are configuration.
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
+  if (config.CACHE_REDIS_URL !== undefined) throw new ConfigError(['CACHE_REDIS_URL: not on Workers (the shared tier here is the Cache API, on with CACHE_SECRET)']);
+  const edgeCache = config.CACHE_SECRET === undefined ? undefined : defaultEdgeCache();
   // Loads are not shared across requests here, nor are spans sent on a timer: a request's I/O and timers die with it in workerd.
   return assembleFacade(config, {
     upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger, audit: jsonAuditSink(), shareCacheLoads: false, timersOutliveRequests: false,
+    sharedTier: edgeCache === undefined ? undefined : edgeCacheTier(edgeCache, new URL(origin).origin),
   });
 }
 
@@ -31,7 +38,7 @@ export function createWorker(logger: Logger = jsonLogger()): { fetch(request: Re
   return {
     async fetch(request, env, ctx) {
       try {
-        facade ??= buildFacade(env, logger);
+        facade ??= buildFacade(env, logger, request.url);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         // The operator reads what is wrong in the log (once per isolate); a caller learns nothing of

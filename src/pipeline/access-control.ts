@@ -102,7 +102,7 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
         return await call(bearer);
       } catch (error) {
         // The upstream refusing the service's credential is the service's failure, not the caller's.
-        if (error instanceof FacadeError && (error.code === 'unauthorized' || error.code === 'forbidden')) {
+        if (error instanceof FacadeError && (error.code === 'upstream-refused-token' || error.code === 'upstream-denied')) {
           options.credential.forget();
           throw new FacadeError('upstream-credential-failed', 'the upstream refused the service credential', { cause: error, reason: error.reason });
         }

@@ -194,8 +194,8 @@ function refuseTokenInUrl(url: string, token: string | undefined, source: 'reque
 function checkStatus(response: TransportResponse): TransportResponse {
   const { status } = response;
   if (status >= 200 && status < 300) return response;
-  if (status === 401) throw new FacadeError('unauthorized', 'the upstream server refused the access token', { reason: 'http-401' });
-  if (status === 403) throw new FacadeError('forbidden', 'the upstream server denied access', { reason: 'http-403' });
+  if (status === 401) throw new FacadeError('upstream-refused-token', undefined, { reason: 'http-401' });
+  if (status === 403) throw new FacadeError('upstream-denied', undefined, { reason: 'http-403' });
   throw new FacadeError('upstream-error', `the upstream server answered HTTP ${status}`, { reason: `http-${status}` });
 }
 

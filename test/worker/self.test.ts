@@ -22,7 +22,12 @@ describe('the Worker as wrangler.toml deploys it', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     const bodies = await Promise.all(answers.map(async (answer) => (await answer.text()).replace(/"id":"[^"]+"/, '')));
     expect(new Set(bodies).size).toBe(1);
-    expect(log.requests().map(({ cache, upstreamCalls }) => ({ cache, upstreamCalls }))).toEqual(Array(8).fill({ cache: 'miss', upstreamCalls: 1 }));
+    // No load is shared between requests on Workers: each miss makes its own upstream call. On a busy
+    // machine a request may start after the first answer was stored and hit it: that is no sharing either.
+    const outcomes = log.requests().map(({ cache, upstreamCalls }) => ({ cache, upstreamCalls }));
+    expect(outcomes).toHaveLength(8);
+    expect(outcomes[0]).toEqual({ cache: 'miss', upstreamCalls: 1 });
+    for (const outcome of outcomes) expect([{ cache: 'miss', upstreamCalls: 1 }, { cache: 'hit', upstreamCalls: undefined }]).toContainEqual(outcome);
     expect(log.audits().map(({ patient, outcome }) => ({ patient, outcome }))).toEqual(Array(8).fill({ patient: '3', outcome: 'allowed' }));
     expect(JSON.stringify(log.lines)).not.toContain('concurrent');
   });

@@ -93,7 +93,7 @@ describe('a Worker without configuration', () => {
       expect(response.status).toBe(503);
       expect(response.headers.get('cache-control')).toBe('no-store');
       const body = JSON.stringify(await response.json());
-      expect(body).toContain('The service is unavailable');
+      expect(JSON.parse(body)).toMatchObject({ issue: [{ code: 'transient', details: { text: 'service-unavailable' } }] });
       expect(body).not.toContain('UPSTREAM_URL');
     }
     expect(logged).toEqual([{ message: 'invalid configuration: every request is answered 503', fields: { problems: 'UPSTREAM_URL: required here (no embedded upstream on this runtime)' } }]);
