@@ -4,9 +4,9 @@
  */
 import { createApp, type AppOptions } from './app.ts';
 import type { AuditSink } from './audit.ts';
-import { accessControlFor } from './auth/access-from-config.ts';
+import { accessControlFor } from './access/access-from-config.ts';
 import { responseCacheFor } from './cache/cache-config.ts';
-import { webHashing, type Hashing } from './cache/cache-key.ts';
+import { webHashing, type Hashing } from './ports/hashing.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { SealedTier } from './cache/sealed-tier.ts';
 import type { SharedTier } from './cache/shared-tier.ts';

@@ -1,7 +1,7 @@
 /**
  * Whether a text holds the caller's token, in any form a URL or a form body could carry it: the
  * service knows the token, so it can keep it out of everything it writes and sends (see
- * refuseTokenElsewhere in src/pipeline/auth.ts and the last check in src/upstream/fhir-client.ts).
+ * refuseTokenElsewhere in src/access/token-policy.ts and the last check in src/upstream/fhir-client.ts).
  */
 
 /**

@@ -4,7 +4,7 @@
  * what v1 and v2 say.
  */
 import { describe, expect, it } from 'vitest';
-import { ScopeGrants } from '../src/auth/smart-scopes.ts';
+import { ScopeGrants } from '../src/access/smart-scopes.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
 
 function problemsOf(env: Record<string, string>): string[] {

@@ -5,8 +5,8 @@
  * before anything is sent upstream, whether the token is introspected or verified as a JWT.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { introspectionValidator } from '../src/auth/caller-token.ts';
-import { webHashing } from '../src/cache/cache-key.ts';
+import { introspectionValidator } from '../src/access/caller-validation.ts';
+import { webHashing } from '../src/ports/hashing.ts';
 import { FacadeError } from '../src/errors.ts';
 import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';

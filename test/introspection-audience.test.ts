@@ -3,8 +3,8 @@
  * issuer, an access token. A canned introspection endpoint (an injected fetch) gives each answer.
  */
 import { describe, expect, it } from 'vitest';
-import { introspectionValidator } from '../src/auth/caller-token.ts';
-import { webHashing } from '../src/cache/cache-key.ts';
+import { introspectionValidator } from '../src/access/caller-validation.ts';
+import { webHashing } from '../src/ports/hashing.ts';
 import { FacadeError } from '../src/errors.ts';
 
 const AUDIENCE = 'https://facade.example.org';

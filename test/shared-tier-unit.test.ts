@@ -5,7 +5,7 @@
  * rules across both tiers, and the configuration's checks.
  */
 import { describe, expect, it } from 'vitest';
-import { webHashing } from '../src/cache/cache-key.ts';
+import { webHashing } from '../src/ports/hashing.ts';
 import { EntryCipher } from '../src/cache/entry-cipher.ts';
 import { nodeHashing } from '../src/cache/node-hashing.ts';
 import { ResponseCache, type StoredBody } from '../src/cache/response-cache.ts';

@@ -9,7 +9,7 @@ import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodedBody } from '../src/upstream/node-decoding.ts';
-import { readLimited } from '../src/upstream/transport.ts';
+import { readLimited } from '../src/ports/bounded-body.ts';
 import { drainedOrClosed, page, sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 

@@ -4,36 +4,11 @@
  * and not reversible by guessing tokens offline), then the canonical request. Two callers never
  * share an entry; no token appears in a key.
  */
-import { CALLER_NAMES_INFO, deriveBits } from './cache-secret.ts';
+import type { Hashing } from '../ports/hashing.ts';
 import type { StoredBody } from './response-cache.ts';
 
-const encoder = new TextEncoder();
-
-/**
- * The two hashes the cache needs, injected per runtime: Web Crypto works everywhere, but on Node a
- * synchronous native HMAC and digest avoid a thread-pool round trip per request (docs/performance.md).
- */
-export interface Hashing {
-  /** A keyed hash (HMAC-SHA-256 under a per-process or configured secret) of a caller's token. */
-  callerOf(token: string): string | Promise<string>;
-  /** The SHA-1 of a body, base64url, for its ETag: the same on every runtime, so instances agree. */
-  digest(text: string): string | Promise<string>;
-}
-
-/**
- * Hashing over Web Crypto: runs on any runtime. Callers are named under a key derived from
- * `cacheSecret` when given (the same on every instance, as a shared tier needs), else a random one.
- */
-export function webHashing(cacheSecret?: string): Hashing {
-  const secret = cacheSecret === undefined ? Promise.resolve(crypto.getRandomValues(new Uint8Array(32))) : deriveBits(cacheSecret, CALLER_NAMES_INFO);
-  const key = secret.then((bytes) => crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
-  return {
-    async callerOf(token) {
-      return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(token))));
-    },
-    digest: async (text) => base64url(new Uint8Array(await crypto.subtle.digest('SHA-1', encoder.encode(text)))),
-  };
-}
+/** The hashing port lives in src/ports/hashing.ts; re-exported for the cache's own importers (app.ts, node-hashing.ts). */
+export { webHashing, type Hashing } from '../ports/hashing.ts';
 
 /** `anonymous` without a token; otherwise the keyed hash of the token: never the token itself. */
 export async function callerKey(hashing: Hashing, token: string | undefined): Promise<string> {
@@ -68,11 +43,4 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   if (ifNoneMatch === undefined) return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
-}
-
-/** Bytes as base64url without padding (keys, ETags). */
-export function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }

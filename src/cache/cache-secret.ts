@@ -9,7 +9,7 @@
 /** HKDF salt of every derivation from the cache secret (fixed: the secret itself is the randomness). */
 export const CACHE_KDF_SALT = new TextEncoder().encode('clinical-records-facade/cache');
 
-/** HKDF info of the key that names callers (`callerOf` in cache-key.ts), on Node and Web Crypto alike. */
+/** HKDF info of the key that names callers (`callerOf` in src/ports/hashing.ts), on Node and Web Crypto alike. */
 export const CALLER_NAMES_INFO = new TextEncoder().encode('caller-names/v1');
 
 /** HKDF info of the key that names entries in a shared tier (sealed-tier.ts). */

@@ -11,7 +11,7 @@
  *   Without the token an entry cannot be read, even with the secret; with another token, or moved
  *   to another name, it fails authentication, which the reader takes as a miss.
  */
-import { base64url } from './cache-key.ts';
+import { base64url } from '../ports/hashing.ts';
 import { CACHE_KDF_SALT, ENTRY_NAMES_INFO, cacheSecretBytes, deriveBits, entryKeyInfo } from './cache-secret.ts';
 
 /** First byte of every sealed entry: the layout below (version, IV, ciphertext with its tag). */

@@ -11,8 +11,8 @@ import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.t
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
 import type { SiteCodes } from '../site-codes.ts';
 import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
-import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from './access-control.ts';
-import { enforceAuthPolicy, refuseTokenElsewhere } from './auth.ts';
+import { passthroughAccess, patientOf, UNRESTRICTED, type RequestAccess, type UpstreamCaller } from '../access/access-control.ts';
+import { enforceAuthPolicy, refuseTokenElsewhere } from '../access/token-policy.ts';
 import { legacyBundle, type MappedEntry } from './envelope.ts';
 import { fetchRead, fetchSearch, type PlanDeps } from './plans/route-plan.ts';
 import type { FallbackKind } from './plans/search-plan.ts';
@@ -59,7 +59,7 @@ export interface PreparedRequest {
   /** The validated record id of a by-id read. */
   id: string | undefined;
   token: string | undefined;
-  /** Who the caller is and what it may see (src/pipeline/access-control.ts); unrestricted until admitted. */
+  /** Who the caller is and what it may see (src/access/access-control.ts); unrestricted until admitted. */
   access: RequestAccess;
 }
 

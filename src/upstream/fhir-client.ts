@@ -181,7 +181,7 @@ export class FhirClient {
 /**
  * The last guard of the promise that a bearer travels only in its header: a URL about to be sent
  * that holds it, in any encoding, is refused. From the request's own values that is the caller's
- * 400 (src/pipeline/auth.ts refuses the caller's token earlier; this also covers the service's own
+ * 400 (src/access/token-policy.ts refuses the caller's token earlier; this also covers the service's own
  * bearer); from a next link, an upstream echoing the token, a 502.
  */
 function refuseTokenInUrl(url: string, token: string | undefined, source: 'request' | 'next-link'): void {

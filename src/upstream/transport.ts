@@ -3,6 +3,7 @@
  * pooled); an edge runtime plugs in the platform `fetch`. The client never imports either.
  */
 import { FacadeError } from '../errors.ts';
+import { readLimited } from '../ports/bounded-body.ts';
 import type { Span } from '../tracing/span.ts';
 
 /** One HTTP GET the FHIR client wants made. */
@@ -81,35 +82,4 @@ export function contentCodings(header: string | undefined): string[] {
 /** An answer in a coding the transport cannot decode: a 502, never its bytes read as text. */
 export function unknownEncoding(): FacadeError {
   return new FacadeError('upstream-bad-body', 'the answer is in an unsupported content encoding', { reason: 'unknown-encoding' });
-}
-
-/** Reads a body stream as UTF-8 text, failing as soon as it passes `maxBytes`. */
-export async function readLimited(
-  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null,
-  declaredBytes: number,
-  maxBytes: number,
-): Promise<string> {
-  if (declaredBytes > maxBytes) throw tooLarge(maxBytes);
-  const decoder = new TextDecoder();
-  if (body === null) return '';
-  // Chunks are kept and decoded once at the end: one decode of the whole body is cheaper than one per chunk.
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    received += chunk.byteLength;
-    if (received > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
-  const whole = new Uint8Array(received);
-  let offset = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return decoder.decode(whole);
-}
-
-function tooLarge(maxBytes: number): FacadeError {
-  return new FacadeError('upstream-too-large', `more than ${maxBytes} bytes`, { reason: 'too-large' });
 }

@@ -8,7 +8,7 @@ import type { LegacyParams } from '../../params.ts';
 import type { ReadRoute, SearchRoute } from '../../route-types.ts';
 import type { SiteCodes } from '../../site-codes.ts';
 import type { FhirClient, FhirResource, SearchResult } from '../../upstream/fhir-client.ts';
-import type { UpstreamCaller } from '../access-control.ts';
+import type { UpstreamCaller } from '../../access/access-control.ts';
 import type { Span } from '../../tracing/span.ts';
 import { upstreamSearchParams } from '../upstream-query.ts';
 import { filterByPeriod, patientScopeOf } from './type-strategies.ts';

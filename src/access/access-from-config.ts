@@ -3,10 +3,10 @@
  * service mode has its credential and its caller validation, or the service does not start).
  */
 import type { JWK } from 'jose';
-import type { Hashing } from '../cache/cache-key.ts';
+import type { Hashing } from '../ports/hashing.ts';
 import type { Config } from '../config.ts';
-import { passthroughAccess, serviceAccess, type AccessControl } from '../pipeline/access-control.ts';
-import { introspectionValidator, jwtValidator, type CallerValidator } from './caller-token.ts';
+import { passthroughAccess, serviceAccess, type AccessControl } from './access-control.ts';
+import { introspectionValidator, jwtValidator, type CallerValidator } from './caller-validation.ts';
 import { ServiceCredential, type ClientAuthentication } from './service-credential.ts';
 
 export interface AccessParts {

@@ -11,12 +11,12 @@
  * Nothing here names an endpoint: the route table's resource type and patient element say it all.
  */
 import { normalizeReference, patientOf, type FhirResource } from '../fhir/primitives.ts';
-import type { Caller, CallerValidator } from '../auth/caller-token.ts';
-import type { ServiceCredential } from '../auth/service-credential.ts';
+import type { Caller, CallerValidator } from './caller-validation.ts';
+import type { ServiceCredential } from './service-credential.ts';
 import { FacadeError } from '../errors.ts';
 import type { Route } from '../route-types.ts';
-import type { PreparedRequest } from './legacy-operation.ts';
-import { patientScopeOf } from './plans/type-strategies.ts';
+import type { PreparedRequest } from '../pipeline/legacy-operation.ts';
+import { patientScopeOf } from '../pipeline/plans/type-strategies.ts';
 
 /** The records of one answer: the route's matches and the records included with them. */
 export interface AnswerRecords {

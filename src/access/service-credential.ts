@@ -6,7 +6,7 @@
  */
 import { importJWK, SignJWT, type JWK } from 'jose';
 import { FacadeError } from '../errors.ts';
-import { basicAuthorization, postForm } from './auth-http.ts';
+import { basicAuthorization, postForm } from './auth-server-post.ts';
 
 export type ClientAuthentication =
   | { kind: 'secret'; secret: string; method: 'client_secret_basic' | 'client_secret_post' }

@@ -7,10 +7,10 @@
  */
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import type { Hashing } from '../cache/cache-key.ts';
+import type { Hashing } from '../ports/hashing.ts';
 import { FacadeError } from '../errors.ts';
 import { networkFailureKind } from '../upstream/failure-kind.ts';
-import { basicAuthorization, postForm } from './auth-http.ts';
+import { basicAuthorization, postForm } from './auth-server-post.ts';
 import { ScopeGrants, scopesOf } from './smart-scopes.ts';
 
 export interface Caller {

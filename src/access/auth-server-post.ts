@@ -6,7 +6,7 @@
  */
 import { FacadeError, type ErrorCode } from '../errors.ts';
 import { networkFailureKind } from '../upstream/failure-kind.ts';
-import { readLimited } from '../upstream/transport.ts';
+import { readLimited } from '../ports/bounded-body.ts';
 
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1024 * 1024;
