@@ -10,12 +10,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { groupReport } from '../src/migration/diff-patterns.ts';
-import { rulesFrom } from '../src/migration/diff-rules.ts';
-import { renderHtmlReport } from '../src/migration/html-report.ts';
-import { jsonReportText } from '../src/migration/json-report.ts';
-import { DEFAULT_CONCURRENCY, diffRecordings } from '../src/migration/replay-diff.ts';
-import { formatTextReport } from '../src/migration/text-report.ts';
+import { groupReport } from '../kit/diff-patterns.ts';
+import { rulesFrom } from '../kit/diff-rules.ts';
+import { renderHtmlReport } from '../kit/html-report.ts';
+import { jsonReportText } from '../kit/json-report.ts';
+import { DEFAULT_CONCURRENCY, diffRecordings } from '../kit/replay-diff.ts';
+import { formatTextReport } from '../kit/text-report.ts';
 import { writeSite } from './bench/diff-site.ts';
 import { handleArgs } from './usage.ts';
 

@@ -1,22 +1,22 @@
 /**
  * `npm run diff -- --recordings <dir> --target <URL> [--noise <dir>] [--rules rules.json] [--html report.html] [--json report.json] [--concurrency 4] [--redact]`
  * `npm run diff -- --left <URL> --right <URL> --requests <file> [the same options]`
- * Compares answers structurally (src/migration/replay-diff.ts), groups the differences by pattern
+ * Compares answers structurally (kit/replay-diff.ts), groups the differences by pattern
  * (diff-patterns.ts; docs/migration.md). Exit code 0: nothing but identical, accepted or noise;
  * 1: open differences; 2: could not compare (usage, files, network).
  */
 import { writeFile } from 'node:fs/promises';
 import {
   baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
-} from '../src/migration/cli.ts';
-import { groupReport } from '../src/migration/diff-patterns.ts';
-import { DEFAULT_RULES, loadRulesFile } from '../src/migration/diff-rules.ts';
-import { renderHtmlReport } from '../src/migration/html-report.ts';
-import { exitCodeOf, jsonReportText } from '../src/migration/json-report.ts';
-import { createRedactor } from '../src/migration/redaction.ts';
-import { DEFAULT_CONCURRENCY, diffLive, diffRecordings } from '../src/migration/replay-diff.ts';
-import { readRequestsFile } from '../src/migration/requests-file.ts';
-import { formatTextReport } from '../src/migration/text-report.ts';
+} from '../kit/cli.ts';
+import { groupReport } from '../kit/diff-patterns.ts';
+import { DEFAULT_RULES, loadRulesFile } from '../kit/diff-rules.ts';
+import { renderHtmlReport } from '../kit/html-report.ts';
+import { exitCodeOf, jsonReportText } from '../kit/json-report.ts';
+import { createRedactor } from '../kit/redaction.ts';
+import { DEFAULT_CONCURRENCY, diffLive, diffRecordings } from '../kit/replay-diff.ts';
+import { readRequestsFile } from '../kit/requests-file.ts';
+import { formatTextReport } from '../kit/text-report.ts';
 
 const USAGE = `usage: npm run diff -- --recordings <dir> --target <URL> [options]
        npm run diff -- --left <URL> --right <URL> --requests <file> [options]

@@ -1,10 +1,10 @@
 /**
  * `npm run emulate -- --recordings <dir> [--port 8090] [--host 127.0.0.1]`
- * Serves a recordings folder as if it were the legacy system (src/migration/emulator.ts), until
+ * Serves a recordings folder as if it were the legacy system (kit/emulator.ts), until
  * interrupted.
  */
-import { EXIT_OK, parseCliArgs, required, runCli, UsageError } from '../src/migration/cli.ts';
-import { startEmulator } from '../src/migration/emulator.ts';
+import { EXIT_OK, parseCliArgs, required, runCli, UsageError } from '../kit/cli.ts';
+import { startEmulator } from '../kit/emulator.ts';
 
 const USAGE = 'usage: npm run emulate -- --recordings <dir> [--port 8090] [--host 127.0.0.1]';
 

@@ -2,16 +2,16 @@
  * `npm run record -- --from <legacy base URL> --requests <file> --out <dir> [--redact]`
  * `npm run record -- --from-log <access log> [--from-log …] [--sample N [--seed S]] --out-requests <file>`
  * `npm run record -- --from-log <access log> … --from <legacy base URL> --out <dir> [--redact]`
- * Records the legacy system's answers (src/migration/record.ts; docs/migration.md), for the
- * requests of a requests file or of the old system's access logs (src/migration/log-requests.ts).
+ * Records the legacy system's answers (kit/record.ts; docs/migration.md), for the
+ * requests of a requests file or of the old system's access logs (kit/log-requests.ts).
  * The token comes from LEGACY_ACCESS_TOKEN only; with --redact, the key from REDACTION_KEY.
  */
 import { writeFile } from 'node:fs/promises';
-import { baseUrl, envToken, EXIT_OK, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError } from '../src/migration/cli.ts';
-import { requestsFileText, selectionReport, selectLogRequests } from '../src/migration/log-requests.ts';
-import { recordRequests } from '../src/migration/record.ts';
-import { createRedactor } from '../src/migration/redaction.ts';
-import { parseRequestsFile, readRequestsFile, type RequestSpec } from '../src/migration/requests-file.ts';
+import { baseUrl, envToken, EXIT_OK, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError } from '../kit/cli.ts';
+import { requestsFileText, selectionReport, selectLogRequests } from '../kit/log-requests.ts';
+import { recordRequests } from '../kit/record.ts';
+import { createRedactor } from '../kit/redaction.ts';
+import { parseRequestsFile, readRequestsFile, type RequestSpec } from '../kit/requests-file.ts';
 
 const USAGE = `usage: npm run record -- --from <base URL> --requests <file> --out <dir> [--redact]
        npm run record -- --from-log <access log> [--from-log <another>] [--sample N [--seed S]]

@@ -1,5 +1,5 @@
 /**
- * `npm run check-upstream` (src/check-upstream/, scripts/check-upstream.ts): one row per operation
+ * `npm run check-upstream` (src/entry/node/check-upstream/, scripts/check-upstream.ts): one row per operation
  * of the route table, against the embedded server (all native), behind personality proxies (the
  * fallbacks they force, named in the rows; every personality of the catalog fully served), and
  * against an upstream that fails one type (not servable, why, exit 1). The token never appears in
@@ -8,8 +8,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCheckUpstreamCli } from '../src/check-upstream/cli.ts';
-import type { CheckReport, OperationRow } from '../src/check-upstream/run.ts';
+import { runCheckUpstreamCli } from '../src/entry/node/check-upstream/cli.ts';
+import type { CheckReport, OperationRow } from '../src/entry/node/check-upstream/run.ts';
 import { ROUTES } from '../src/routes.ts';
 import { startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';

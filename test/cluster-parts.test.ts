@@ -8,7 +8,7 @@ import { parseConfig } from '../src/config.ts';
 import { mergeWorkerMetrics } from '../src/entry/node/cluster-metrics.ts';
 import { workerShare } from '../src/entry/node/cluster-worker.ts';
 import { RestartBackoff } from '../src/entry/node/restart-backoff.ts';
-import { startService, type RunningService } from '../src/node-service.ts';
+import { startService, type RunningService } from '../src/entry/node/node-service.ts';
 import { sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 
 describe('mergeWorkerMetrics', () => {

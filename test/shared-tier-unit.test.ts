@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { webHashing } from '../src/ports/hashing.ts';
 import { EntryCipher } from '../src/cache/entry-cipher.ts';
-import { nodeHashing } from '../src/cache/node-hashing.ts';
+import { nodeHashing } from '../src/entry/node/cache/node-hashing.ts';
 import { ResponseCache, type StoredBody } from '../src/cache/response-cache.ts';
 import { SealedTier } from '../src/cache/sealed-tier.ts';
 import type { SharedTier, TierEvent } from '../src/cache/shared-tier.ts';

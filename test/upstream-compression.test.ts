@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodedBody } from '../src/upstream/node-decoding.ts';
+import { decodedBody } from '../src/entry/node/upstream/node-decoding.ts';
 import { readLimited } from '../src/ports/bounded-body.ts';
 import { drainedOrClosed, page, sendJson, startCannedUpstream, type CannedHandler, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { endpointName, recordingFileName, recordingJson, type Recording } from '../../src/migration/recordings.ts';
+import { endpointName, recordingFileName, recordingJson, type Recording } from '../../kit/recordings.ts';
 
 /** A small deterministic generator: the same site on every run. */
 function generator(seed: number) {

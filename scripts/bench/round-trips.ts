@@ -5,7 +5,7 @@
  * people in docs/performance.md: a fallback shows as more round trips, never as a changed answer
  * (test/upstream-matrix.test.ts holds the answers identical).
  */
-import { checkUpstream } from '../../src/check-upstream/run.ts';
+import { checkUpstream } from '../../src/entry/node/check-upstream/run.ts';
 import { PERSONALITIES } from '../../test/support/personalities/catalog.ts';
 import { startPersonalityProxy } from '../../test/support/personalities/personality-proxy.ts';
 import { startGeneratedUpstream } from '../../test/support/personalities/generated-upstream.ts';

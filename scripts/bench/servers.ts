@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { parseConfig } from '../../src/config.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
-import { startService } from '../../src/node-service.ts';
+import { startService } from '../../src/entry/node/node-service.ts';
 
 import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './constants.ts';
 

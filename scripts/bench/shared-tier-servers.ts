@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseConfig } from '../../src/config.ts';
-import { startService } from '../../src/node-service.ts';
+import { startService } from '../../src/entry/node/node-service.ts';
 import { startRedisServer } from '../../test/support/redis-server.ts';
 
 const upstream = process.argv[2]!;

@@ -1,7 +1,7 @@
 /**
  * Node entry: `npm start [-- --data DIR]` (compiled, dist/node.js) or `npm run dev` (tsx). Reads the
  * environment once, starts the service, and wires the signals: SIGTERM and SIGINT stop it
- * (src/node-service.ts close()), with a last-resort timer in case the stop itself hangs. With
+ * (src/entry/node/node-service.ts close()), with a last-resort timer in case the stop itself hangs. With
  * WORKERS above 1 this process is the primary of several worker processes (src/entry/node/), and a
  * worker process comes through here too.
  */
@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { parseConfig, unknownSettings, type Config } from '../config.ts';
 import { jsonAuditSink } from '../audit.ts';
 import { jsonLogger } from '../log.ts';
-import { startService } from '../node-service.ts';
+import { startService } from './node/node-service.ts';
 import { WORKER_ENV } from './node/cluster-messages.ts';
 import { runClusterPrimary } from './node/cluster-primary.ts';
 import { runClusterWorker } from './node/cluster-worker.ts';

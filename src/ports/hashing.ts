@@ -1,7 +1,7 @@
 /**
  * Hashing, a port shared by the cache and access control: the keyed hash that names a caller by its
  * token (cache keys; the keys of kept introspection answers) and the digest of a body (ETags).
- * Injected per runtime: Web Crypto's is here, Node's native one is src/cache/node-hashing.ts.
+ * Injected per runtime: Web Crypto's is here, Node's native one is src/entry/node/cache/node-hashing.ts.
  */
 import { CALLER_NAMES_INFO, deriveBits } from '../cache/cache-secret.ts';
 

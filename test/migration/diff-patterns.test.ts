@@ -4,13 +4,13 @@
  * JSON report's fields. The differences come from the real comparison (compareExchanges) of bodies.
  */
 import { describe, expect, it } from 'vitest';
-import { groupReport, MAX_EXAMPLES, patternPath } from '../../src/migration/diff-patterns.ts';
-import { DEFAULT_RULES, rulesFrom, RulesError, type DiffRules } from '../../src/migration/diff-rules.ts';
-import { endpointOf } from '../../src/migration/endpoints.ts';
-import { keySegment, labelSegment, parsePathRule, patternOf, ruleMatches } from '../../src/migration/json-path.ts';
-import { exitCodeOf, jsonReport } from '../../src/migration/json-report.ts';
-import { changeKind, patternKind } from '../../src/migration/pattern-kinds.ts';
-import { compareExchanges, type DiffReport, type RequestComparison } from '../../src/migration/replay-diff.ts';
+import { groupReport, MAX_EXAMPLES, patternPath } from '../../kit/diff-patterns.ts';
+import { DEFAULT_RULES, rulesFrom, RulesError, type DiffRules } from '../../kit/diff-rules.ts';
+import { endpointOf } from '../../kit/endpoints.ts';
+import { keySegment, labelSegment, parsePathRule, patternOf, ruleMatches } from '../../kit/json-path.ts';
+import { exitCodeOf, jsonReport } from '../../kit/json-report.ts';
+import { changeKind, patternKind } from '../../kit/pattern-kinds.ts';
+import { compareExchanges, type DiffReport, type RequestComparison } from '../../kit/replay-diff.ts';
 
 const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, bodyText: JSON.stringify(body) });
 

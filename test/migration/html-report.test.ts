@@ -8,12 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupReport, type GroupedReport } from '../../src/migration/diff-patterns.ts';
-import { DEFAULT_RULES } from '../../src/migration/diff-rules.ts';
-import { renderHtmlReport } from '../../src/migration/html-report.ts';
-import { recordRequests } from '../../src/migration/record.ts';
-import { diffRecordings } from '../../src/migration/replay-diff.ts';
-import { parseRequestsFile } from '../../src/migration/requests-file.ts';
+import { groupReport, type GroupedReport } from '../../kit/diff-patterns.ts';
+import { DEFAULT_RULES } from '../../kit/diff-rules.ts';
+import { renderHtmlReport } from '../../kit/html-report.ts';
+import { recordRequests } from '../../kit/record.ts';
+import { diffRecordings } from '../../kit/replay-diff.ts';
+import { parseRequestsFile } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
 import { copyDir, injectDifferences, kitRequests, removeDirs, runKitScript, tempDir, testToken } from './kit-fixture.ts';
 

@@ -2,10 +2,10 @@
  * JSON-path ignore rules and the structural, FHIR-aware comparison.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULES, rulesFrom, RulesError, type DiffRules } from '../../src/migration/diff-rules.ts';
-import { diffJson, entryLabels } from '../../src/migration/json-diff.ts';
-import { keySegment, labelSegment, parsePathRule, PathRuleError, renderPath, ruleMatches } from '../../src/migration/json-path.ts';
-import { parseJsonText } from '../../src/migration/json-text.ts';
+import { DEFAULT_RULES, rulesFrom, RulesError, type DiffRules } from '../../kit/diff-rules.ts';
+import { diffJson, entryLabels } from '../../kit/json-diff.ts';
+import { keySegment, labelSegment, parsePathRule, PathRuleError, renderPath, ruleMatches } from '../../kit/json-path.ts';
+import { parseJsonText } from '../../kit/json-text.ts';
 
 const path = (...segments: (string | number)[]) =>
   segments.map((segment) => (typeof segment === 'number' || segment.includes('=') ? labelSegment(segment) : keySegment(segment)));

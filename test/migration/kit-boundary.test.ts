@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const KIT_DIR = new URL('../../src/migration/', import.meta.url);
+const KIT_DIR = new URL('../../kit/', import.meta.url);
 const COMMANDS = ['record', 'diff', 'emulate', 'bench-diff'].map((name) => new URL(`../../scripts/${name}.ts`, import.meta.url));
 
 /** Every module specifier a TypeScript source imports or re-exports, static or dynamic. */
@@ -23,7 +23,7 @@ describe('the migration kit', () => {
       const isCommand = file.pathname.includes('/scripts/');
       for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
         const allowed = specifier.startsWith('node:') || specifier === 'valibot' || specifier === 'tsx'
-          || (isCommand ? /^(\.\.\/src\/migration\/|\.\/bench\/|\.\/usage\.ts$)/.test(specifier) : /^\.\/[^/]+$/.test(specifier));
+          || (isCommand ? /^(\.\.\/kit\/|\.\/bench\/|\.\/usage\.ts$)/.test(specifier) : /^\.\/[^/]+$/.test(specifier));
         expect(allowed, `${file.pathname}: ${specifier}`).toBe(true);
       }
     }

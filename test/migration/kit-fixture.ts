@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { isJsonObject, JsonNumber, parseJsonText, serializeJson, type JsonObject, type JsonValue } from '../../src/migration/json-text.ts';
-import { parseRecording, recordingJson, requestLine, type Recording } from '../../src/migration/recordings.ts';
+import { isJsonObject, JsonNumber, parseJsonText, serializeJson, type JsonObject, type JsonValue } from '../../kit/json-text.ts';
+import { parseRecording, recordingJson, requestLine, type Recording } from '../../kit/recordings.ts';
 import type { EmbeddedTestService, LegacyBundle } from '../support/embedded-service.ts';
 
 const execFileAsync = promisify(execFile);

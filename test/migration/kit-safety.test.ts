@@ -5,9 +5,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrl, UsageError } from '../../src/migration/cli.ts';
-import { startEmulator } from '../../src/migration/emulator.ts';
-import { parseRecording, RecordingError, recordingJson, requestLine, type Recording } from '../../src/migration/recordings.ts';
+import { baseUrl, UsageError } from '../../kit/cli.ts';
+import { startEmulator } from '../../kit/emulator.ts';
+import { parseRecording, RecordingError, recordingJson, requestLine, type Recording } from '../../kit/recordings.ts';
 import { removeDirs, tempDir } from './kit-fixture.ts';
 
 const dirs: string[] = [];

@@ -6,14 +6,14 @@
 import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RULES, rulesFrom } from '../../src/migration/diff-rules.ts';
-import { startEmulator, type RunningEmulator } from '../../src/migration/emulator.ts';
-import { parseJsonText, serializeJson } from '../../src/migration/json-text.ts';
-import { recordRequests } from '../../src/migration/record.ts';
-import { recordingFileName, requestLine } from '../../src/migration/recordings.ts';
-import { summarize } from '../../src/migration/diff-patterns.ts';
-import { diffLive, diffRecordings, type DiffReport } from '../../src/migration/replay-diff.ts';
-import { parseRequestsFile, type RequestSpec } from '../../src/migration/requests-file.ts';
+import { DEFAULT_RULES, rulesFrom } from '../../kit/diff-rules.ts';
+import { startEmulator, type RunningEmulator } from '../../kit/emulator.ts';
+import { parseJsonText, serializeJson } from '../../kit/json-text.ts';
+import { recordRequests } from '../../kit/record.ts';
+import { recordingFileName, requestLine } from '../../kit/recordings.ts';
+import { summarize } from '../../kit/diff-patterns.ts';
+import { diffLive, diffRecordings, type DiffReport } from '../../kit/replay-diff.ts';
+import { parseRequestsFile, type RequestSpec } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
 import {
   copyDir, filesOf, injectDifferences, kitRequests, readRecordingFile, removeDirs, runKitScript, tempDir, testToken,

@@ -7,8 +7,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingFileName } from '../../src/migration/recordings.ts';
-import { parseRequestsFile } from '../../src/migration/requests-file.ts';
+import { recordingFileName } from '../../kit/recordings.ts';
+import { parseRequestsFile } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService, type LegacyBundle } from '../support/embedded-service.ts';
 import { filesOf, readRecordingFile, removeDirs, runKitScript, tempDir } from './kit-fixture.ts';
 import { combinedLine, commonLine, legacyToken, writeLog } from './log-fixture.ts';

@@ -3,7 +3,7 @@
  * pseudonym), what is kept, and where strings holding JSON are looked into.
  */
 import { describe, expect, it } from 'vitest';
-import { createRedactor } from '../../src/migration/redaction.ts';
+import { createRedactor } from '../../kit/redaction.ts';
 
 const redactor = createRedactor('redaction-rules-test-key');
 const p = redactor.pseudonym;

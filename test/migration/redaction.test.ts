@@ -6,14 +6,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_RULES } from '../../src/migration/diff-rules.ts';
-import { diffJson } from '../../src/migration/json-diff.ts';
-import { isJsonObject, parseEmbeddedJson, parseJsonText, type JsonValue } from '../../src/migration/json-text.ts';
-import { recordRequests } from '../../src/migration/record.ts';
-import { createRedactor, RedactionKeyError } from '../../src/migration/redaction.ts';
-import { summarize } from '../../src/migration/diff-patterns.ts';
-import { diffRecordings, DiffSetupError } from '../../src/migration/replay-diff.ts';
-import { parseRequestsFile } from '../../src/migration/requests-file.ts';
+import { DEFAULT_RULES } from '../../kit/diff-rules.ts';
+import { diffJson } from '../../kit/json-diff.ts';
+import { isJsonObject, parseEmbeddedJson, parseJsonText, type JsonValue } from '../../kit/json-text.ts';
+import { recordRequests } from '../../kit/record.ts';
+import { createRedactor, RedactionKeyError } from '../../kit/redaction.ts';
+import { summarize } from '../../kit/diff-patterns.ts';
+import { diffRecordings, DiffSetupError } from '../../kit/replay-diff.ts';
+import { parseRequestsFile } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService, type LegacyBundle } from '../support/embedded-service.ts';
 import { fileOfScenario, filesOf, kitRequests, readRecordingFile, removeDirs, runKitScript, tempDir, testToken } from './kit-fixture.ts';
 

@@ -2,8 +2,8 @@
  * The requests file: one request a line, scenario names, and no token in it, ever.
  */
 import { describe, expect, it } from 'vitest';
-import { endpointName, recordingFileName, requestLine } from '../../src/migration/recordings.ts';
-import { parseRequestsFile, RequestsFileError } from '../../src/migration/requests-file.ts';
+import { endpointName, recordingFileName, requestLine } from '../../kit/recordings.ts';
+import { parseRequestsFile, RequestsFileError } from '../../kit/requests-file.ts';
 
 describe('parseRequestsFile', () => {
   it('reads GET and POST lines, scenario names and the no-token flag, skipping comments and blank lines', () => {

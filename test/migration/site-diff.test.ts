@@ -9,10 +9,10 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointOf } from '../../src/migration/endpoints.ts';
-import { recordRequests } from '../../src/migration/record.ts';
-import { readRecordings, type Recording } from '../../src/migration/recordings.ts';
-import { parseRequestsFile } from '../../src/migration/requests-file.ts';
+import { endpointOf } from '../../kit/endpoints.ts';
+import { recordRequests } from '../../kit/record.ts';
+import { readRecordings, type Recording } from '../../kit/recordings.ts';
+import { parseRequestsFile } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
 import { removeDirs, runKitScript, tempDir, testToken } from './kit-fixture.ts';
 import { findChromium, headlessChromium, rewriteInstants, siteRequests, startRewritingProxy, type RunningProxy } from './site-fixture.ts';

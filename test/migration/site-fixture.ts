@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { isJsonObject, parseJsonText, serializeJson, type JsonValue } from '../../src/migration/json-text.ts';
+import { isJsonObject, parseJsonText, serializeJson, type JsonValue } from '../../kit/json-text.ts';
 import type { EmbeddedTestService } from '../support/embedded-service.ts';
 import { kitRequests } from './kit-fixture.ts';
 

@@ -6,11 +6,11 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonText } from '../../src/migration/json-text.ts';
-import { recordRequests } from '../../src/migration/record.ts';
-import { recordingJson, RecordingError, type Recording } from '../../src/migration/recordings.ts';
-import { parseRequestsFile } from '../../src/migration/requests-file.ts';
-import { containsToken, scrubToken } from '../../src/migration/token-scan.ts';
+import { parseJsonText } from '../../kit/json-text.ts';
+import { recordRequests } from '../../kit/record.ts';
+import { recordingJson, RecordingError, type Recording } from '../../kit/recordings.ts';
+import { parseRequestsFile } from '../../kit/requests-file.ts';
+import { containsToken, scrubToken } from '../../kit/token-scan.ts';
 import { ECHO_FORMS, encodableToken, NO_TOKEN_BODY, startEchoServer, tokenSlices, type EchoServer } from './echo-server.ts';
 import { removeDirs, runKitScript, tempDir } from './kit-fixture.ts';
 

@@ -5,7 +5,7 @@
 import { parseConfig } from '../../src/config.ts';
 import { jsonAuditSink } from '../../src/audit.ts';
 import { jsonLogger } from '../../src/log.ts';
-import { startService, type RunningService } from '../../src/node-service.ts';
+import { startService, type RunningService } from '../../src/entry/node/node-service.ts';
 
 export interface TestService extends RunningService {
   /** Every log line the service wrote. */

@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { parseConfig } from '../../src/config.ts';
 import { startEmbeddedFhir } from '../../src/embedded/fhir-server.ts';
 import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
-import { startService } from '../../src/node-service.ts';
+import { startService } from '../../src/entry/node/node-service.ts';
 import { serviceModeEnv, startAuthorizationServer } from '../support/authorization-server.ts';
 import { startFaultUpstream } from './fault-upstream.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';

@@ -8,7 +8,7 @@
  */
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
-import { loadEmbeddedData, startEmbeddedUpstream, StartError } from '../../node-service.ts';
+import { loadEmbeddedData, startEmbeddedUpstream, StartError } from './node-service.ts';
 import { MetricsCollector } from './cluster-metrics.ts';
 import { WorkerPool } from './worker-pool.ts';
 

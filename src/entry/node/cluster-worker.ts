@@ -9,7 +9,7 @@
 import { jsonAuditSink } from '../../audit.ts';
 import { parseConfig, type Config } from '../../config.ts';
 import { jsonLogger, type Logger } from '../../log.ts';
-import { startService, type RunningService } from '../../node-service.ts';
+import { startService, type RunningService } from './node-service.ts';
 import { isPrimaryMessage, WORKER_ENV, type WorkerMessage } from './cluster-messages.ts';
 import { COLLECT_WAIT_MS, mergeWorkerMetrics } from './cluster-metrics.ts';
 import { isStartMistake, startFailureReport } from './start-failure.ts';

@@ -6,7 +6,7 @@
  */
 import { inspect } from 'node:util';
 import { ConfigError } from '../../config.ts';
-import { StartError } from '../../start-error.ts';
+import { StartError } from './start-error.ts';
 
 export function isStartMistake(error: unknown): error is Error {
   if (error instanceof ConfigError || error instanceof StartError) return true;

@@ -5,14 +5,14 @@
  * time, or why it could not be served. Nothing here knows how an operation is fetched: the service
  * decides, exactly as it would in production (passthrough mode, the caller's token as the Bearer).
  */
-import { assembleFacade } from '../assemble.ts';
-import { silentAuditSink } from '../audit.ts';
-import { parseConfig } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { FallbackKind } from '../pipeline/plans/search-plan.ts';
-import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
-import { ROUTES } from '../routes.ts';
-import type { Transport } from '../upstream/transport.ts';
+import { assembleFacade } from '../../../assemble.ts';
+import { silentAuditSink } from '../../../audit.ts';
+import { parseConfig } from '../../../config.ts';
+import type { Logger } from '../../../log.ts';
+import type { FallbackKind } from '../../../pipeline/plans/search-plan.ts';
+import type { ReadRoute, Route, SearchRoute } from '../../../route-types.ts';
+import { ROUTES } from '../../../routes.ts';
+import type { Transport } from '../../../upstream/transport.ts';
 import { undiciTransport } from '../upstream/undici-transport.ts';
 import { describeStatement, type StatementSummary } from './capability-summary.ts';
 import { readRequest, recordIds, searchForRead, searchRequest, type LegacyRequest } from './operations.ts';

@@ -8,15 +8,15 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { renderMetrics } from './app.ts';
-import { assembleFacade } from './assemble.ts';
-import { silentAuditSink, type AuditSink } from './audit.ts';
+import { renderMetrics } from '../../app.ts';
+import { assembleFacade } from '../../assemble.ts';
+import { silentAuditSink, type AuditSink } from '../../audit.ts';
 import { nodeHashing } from './cache/node-hashing.ts';
-import type { ResponseCache } from './cache/response-cache.ts';
-import { FacadeError, toOperationOutcome } from './errors.ts';
-import type { Config } from './config.ts';
-import type { EmbeddedFhir, LoadSummary } from './embedded/fhir-server.ts';
-import { silentLogger, type Logger } from './log.ts';
+import type { ResponseCache } from '../../cache/response-cache.ts';
+import { FacadeError, toOperationOutcome } from '../../errors.ts';
+import type { Config } from '../../config.ts';
+import type { EmbeddedFhir, LoadSummary } from '../../embedded/fhir-server.ts';
+import { silentLogger, type Logger } from '../../log.ts';
 import { listen, trackConnections } from './node-http-server.ts';
 import { StartError } from './start-error.ts';
 import { undiciTransport } from './upstream/undici-transport.ts';
@@ -167,7 +167,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, log
  * loaded. Listens at once (a port in use fails before any data is read); the data comes after.
  */
 export async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir> {
-  const { startEmbeddedFhir } = await import('./embedded/fhir-server.ts');
+  const { startEmbeddedFhir } = await import('../../embedded/fhir-server.ts');
   try {
     return await startEmbeddedFhir({ port });
   } catch (error) {
@@ -179,8 +179,8 @@ export async function startEmbeddedUpstream(port: number): Promise<EmbeddedFhir>
 }
 
 export async function loadEmbeddedData(embedded: EmbeddedFhir, dataDir: string | undefined, logger: Logger): Promise<void> {
-  const { readDataDir } = await import('./embedded/load-data.ts');
-  const { generateSyntheticBundles } = await import('./embedded/seed/generate.ts');
+  const { readDataDir } = await import('../../embedded/load-data.ts');
+  const { generateSyntheticBundles } = await import('../../embedded/seed/generate.ts');
   try {
     const bundles = dataDir === undefined ? generateSyntheticBundles() : await readDataDir(dataDir);
     const loaded = await embedded.load(bundles);

@@ -4,8 +4,8 @@
  * the interface allows); a by-id read asks for a record that the operation's own search found for
  * the patient. Built from the route table only: an operation added there is checked the day it lands.
  */
-import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
-import { ROUTES } from '../routes.ts';
+import type { ReadRoute, Route, SearchRoute } from '../../../route-types.ts';
+import { ROUTES } from '../../../routes.ts';
 
 /** What the interface lets a search ask beside the patient, to check the whole operation. */
 const EXTRA_SEARCH_PARAMS: Readonly<Partial<Record<Route['params'][number], string>>> = { _revinclude: 'Provenance:target' };

@@ -3,10 +3,10 @@
  * arguments, the token from the environment, the report, the exit code.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.ts';
-import { scrubToken } from '../migration/token-scan.ts';
-import { MIN_TOKEN_LENGTH_SOUGHT } from '../token-match.ts';
-import type { Transport } from '../upstream/transport.ts';
+import { ConfigError } from '../../../config.ts';
+import { scrubToken } from '../../../../kit/token-scan.ts';
+import { MIN_TOKEN_LENGTH_SOUGHT } from '../../../token-match.ts';
+import type { Transport } from '../../../upstream/transport.ts';
 import { formatJson, formatTable } from './report.ts';
 import { checkUpstream } from './run.ts';
 

@@ -3,11 +3,11 @@
  * the service's own FHIR client: which server it is, and which of the resource types the route
  * table reads it does not list (the service then learns what it can do by asking).
  */
-import type { Config } from '../config.ts';
-import { upstreamSetupFor } from '../upstream/profiles.ts';
-import { FhirClient } from '../upstream/fhir-client.ts';
-import { isObject } from '../upstream/fhir-json.ts';
-import type { Transport } from '../upstream/transport.ts';
+import type { Config } from '../../../config.ts';
+import { upstreamSetupFor } from '../../../upstream/profiles.ts';
+import { FhirClient } from '../../../upstream/fhir-client.ts';
+import { isObject } from '../../../upstream/fhir-json.ts';
+import type { Transport } from '../../../upstream/transport.ts';
 
 export interface StatementSummary {
   found: boolean;

@@ -5,8 +5,8 @@
  */
 import { Agent } from 'undici';
 import { decodedBody, decodingFailure, NODE_ACCEPT_ENCODING } from './node-decoding.ts';
-import { readLimited } from '../ports/bounded-body.ts';
-import type { Transport } from './transport.ts';
+import { readLimited } from '../../../ports/bounded-body.ts';
+import type { Transport } from '../../../upstream/transport.ts';
 
 /**
  * Creates a pooled undici transport; `close()` releases its sockets once their requests are done,

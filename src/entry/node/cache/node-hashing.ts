@@ -5,8 +5,8 @@
  * thread-pool round trip or a JS hash (docs/performance.md).
  */
 import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { CACHE_KDF_SALT, CALLER_NAMES_INFO, cacheSecretBytes } from './cache-secret.ts';
-import type { Hashing } from './cache-key.ts';
+import { CACHE_KDF_SALT, CALLER_NAMES_INFO, cacheSecretBytes } from '../../../cache/cache-secret.ts';
+import type { Hashing } from '../../../cache/cache-key.ts';
 
 export function nodeHashing(cacheSecret?: string): Hashing {
   const secret =

@@ -1,14 +1,14 @@
 /**
  * The shared tier on Node: Redis or Valkey (`CACHE_REDIS_URL`) through node-redis's core client
  * (`@redis/client`; why this one: docs/decisions.md, "Shared cache tier"). Node-only: imported by
- * src/node-service.ts alone, never by anything the Worker bundles.
+ * src/entry/node/node-service.ts alone, never by anything the Worker bundles.
  *
  * A tier that is down must cost a request nothing: commands are refused at once while the client
  * is disconnected (no offline queue that would hold them until a reconnect), each command carries
  * its own timeout, and the client reconnects in the background, backing off to one attempt a second.
  */
 import { createClient, RESP_TYPES } from '@redis/client';
-import type { SharedTier } from './shared-tier.ts';
+import type { SharedTier } from '../../../cache/shared-tier.ts';
 
 export interface RedisTierOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). Never logged: it may hold a password. */

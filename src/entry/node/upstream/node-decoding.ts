@@ -5,8 +5,8 @@
  */
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { FacadeError } from '../errors.ts';
-import { contentCodings, unknownEncoding } from './transport.ts';
+import { FacadeError } from '../../../errors.ts';
+import { contentCodings, unknownEncoding } from '../../../upstream/transport.ts';
 
 /** What undici's transport asks for: every coding Node decodes. */
 export const NODE_ACCEPT_ENCODING = 'gzip, deflate, br';
