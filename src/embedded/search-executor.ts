@@ -9,7 +9,6 @@ import {
   convertToSearchableTokens,
   typedValueToString,
 } from '@medplum/core';
-import { randomUUID } from 'node:crypto';
 import type { ResourcePredicate } from './criterion-match.ts';
 import { compileCriterion, paramValues } from './criterion-match.ts';
 import type { IndexedMemoryRepository, StoredResource } from './resource-store.ts';
@@ -36,7 +35,7 @@ export function executeSearch(ctx: SearchContext, search: ParsedSearch): Bundle 
   ];
   return {
     resourceType: 'Bundle',
-    id: randomUUID(),
+    id: crypto.randomUUID(),
     meta: { lastUpdated: new Date().toISOString() },
     type: 'searchset',
     total: matches.length,

@@ -87,7 +87,7 @@ export class OtlpHttpExporter {
         this.#sendBatchInBackground();
       }, delay);
       // The timer must not keep a Node process alive; shutdown() sends what it would have.
-      this.#timer.unref?.();
+      unrefTimer(this.#timer);
     }
   }
 
@@ -139,4 +139,9 @@ export class OtlpHttpExporter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
   }
+}
+
+/** Node's timers are objects with `unref()`; elsewhere (Workers, the core's typings) a timer is a number and there is nothing to do. */
+function unrefTimer(timer: unknown): void {
+  if (typeof timer === 'object' && timer !== null && 'unref' in timer && typeof timer.unref === 'function') timer.unref();
 }
