@@ -3,9 +3,9 @@
  * keys (every missing one named at once), passthrough takes none of them, and scopes grant exactly
  * what v1 and v2 say.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ScopeGrants } from '../src/access/smart-scopes.ts';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { ConfigError, parseConfig, type Config } from '../src/config.ts';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -39,6 +39,29 @@ describe('access-control configuration', () => {
 
   it('refuses service-mode keys in passthrough mode rather than ignore them', () => {
     expect(problemsOf({ CALLER_TOKEN_VALIDATION: 'jwt' })).toEqual(['CALLER_TOKEN_VALIDATION: only used with UPSTREAM_AUTH_MODE=service']);
+    // Service mode's settings with defaults are taken in either mode, as they always were.
+    expect(problemsOf({ UPSTREAM_AUTH_MODE: 'passthrough', UPSTREAM_TOKEN_URL: 'https://as.test/token', PATIENT_CLAIM: 'pid' })).toEqual([
+      'UPSTREAM_TOKEN_URL: only used with UPSTREAM_AUTH_MODE=service',
+    ]);
+  });
+
+  it('parses service mode to its variant, which readers narrow by mode and caller validation', () => {
+    const config = parseConfig({
+      UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's',
+      CALLER_TOKEN_VALIDATION: 'jwt', JWKS_URL: 'https://as.test/jwks', TOKEN_ISSUER: 'https://as.test', TOKEN_AUDIENCE: 'https://facade.test',
+    });
+    if (config.UPSTREAM_AUTH_MODE !== 'service' || config.CALLER_TOKEN_VALIDATION !== 'jwt') throw new Error(`parsed to the ${config.UPSTREAM_AUTH_MODE} variant`);
+    expect([config.UPSTREAM_TOKEN_URL, config.UPSTREAM_CLIENT_SECRET, config.JWKS_URL, config.TOKEN_AUDIENCE]).toEqual(['https://as.test/token', 's', 'https://as.test/jwks', 'https://facade.test']);
+    // What the mode requires is there once narrowed, with no check left to the reader.
+    expectTypeOf(config.UPSTREAM_TOKEN_URL).toEqualTypeOf<string>();
+    expectTypeOf(config.TOKEN_AUDIENCE).toEqualTypeOf<string>();
+    expectTypeOf<Extract<Config, { UPSTREAM_AUTH_MODE: 'passthrough' }>['UPSTREAM_TOKEN_URL']>().toEqualTypeOf<undefined>();
+  });
+
+  it('names problems of the credential and of caller validation together, even with no way of validation chosen', () => {
+    const problems = problemsOf({ UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_CLIENT_ASSERTION_KEY: 'not a key', JWKS_URL: 'nope' });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['CALLER_TOKEN_VALIDATION', 'JWKS_URL', 'UPSTREAM_CLIENT_ASSERTION_KEY', 'UPSTREAM_CLIENT_SECRET']);
+    expect(problems).toContain('CALLER_TOKEN_VALIDATION: required in service mode');
   });
 });
 

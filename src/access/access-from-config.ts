@@ -1,6 +1,7 @@
 /**
- * The access mode the configuration asks for, built from its keys (validated in src/config.ts:
- * service mode has its credential and its caller validation, or the service does not start).
+ * The access mode the configuration asks for, built from its keys. The configuration is a union
+ * varied by mode (src/config/access-mode.ts): narrowed here, service mode has its credential and
+ * its caller validation, or the service would not have started.
  */
 import type { JWK } from 'jose';
 import type { Hashing } from '../ports/hashing.ts';
@@ -16,34 +17,37 @@ export interface AccessParts {
   fetch?: typeof fetch;
 }
 
+type ServiceModeConfig = Extract<Config, { UPSTREAM_AUTH_MODE: 'service' }>;
+
 export function accessControlFor(config: Config, parts: AccessParts): AccessControl {
   if (config.UPSTREAM_AUTH_MODE === 'passthrough') return passthroughAccess;
-  const authentication: ClientAuthentication =
-    config.UPSTREAM_CLIENT_ASSERTION_KEY !== undefined
-      ? { kind: 'assertion', privateJwk: JSON.parse(config.UPSTREAM_CLIENT_ASSERTION_KEY) as JWK }
-      : { kind: 'secret', secret: required(config.UPSTREAM_CLIENT_SECRET), method: config.UPSTREAM_CLIENT_AUTH_METHOD };
   const credential = new ServiceCredential({
-    tokenUrl: required(config.UPSTREAM_TOKEN_URL),
-    clientId: required(config.UPSTREAM_CLIENT_ID),
-    authentication,
+    tokenUrl: config.UPSTREAM_TOKEN_URL,
+    clientId: config.UPSTREAM_CLIENT_ID,
+    authentication: clientAuthenticationFor(config),
     scope: config.UPSTREAM_SCOPE,
     fetch: parts.fetch,
   });
   return serviceAccess({ validateCaller: callerValidatorFor(config, parts), credential });
 }
 
-function callerValidatorFor(config: Config, parts: AccessParts): CallerValidator {
+function clientAuthenticationFor(config: ServiceModeConfig): ClientAuthentication {
+  if (config.UPSTREAM_CLIENT_ASSERTION_KEY !== undefined) return { kind: 'assertion', privateJwk: JSON.parse(config.UPSTREAM_CLIENT_ASSERTION_KEY) as JWK };
+  return { kind: 'secret', secret: config.UPSTREAM_CLIENT_SECRET, method: config.UPSTREAM_CLIENT_AUTH_METHOD };
+}
+
+function callerValidatorFor(config: ServiceModeConfig, parts: AccessParts): CallerValidator {
   if (config.CALLER_TOKEN_VALIDATION === 'jwt') {
     return jwtValidator({
-      jwksUrl: required(config.JWKS_URL),
-      issuer: required(config.TOKEN_ISSUER),
-      audience: required(config.TOKEN_AUDIENCE),
+      jwksUrl: config.JWKS_URL,
+      issuer: config.TOKEN_ISSUER,
+      audience: config.TOKEN_AUDIENCE,
       clockSkewSeconds: config.CLOCK_SKEW_SECONDS,
       patientClaim: config.PATIENT_CLAIM,
     });
   }
   return introspectionValidator({
-    introspectionUrl: required(config.INTROSPECTION_URL),
+    introspectionUrl: config.INTROSPECTION_URL,
     clientId: config.INTROSPECTION_CLIENT_ID,
     clientSecret: config.INTROSPECTION_CLIENT_SECRET,
     cacheMs: config.INTROSPECTION_CACHE_MS,
@@ -53,10 +57,4 @@ function callerValidatorFor(config: Config, parts: AccessParts): CallerValidator
     hashing: parts.hashing,
     fetch: parts.fetch,
   });
-}
-
-/** A key the configuration check guarantees in service mode. */
-function required(value: string | undefined): string {
-  if (value === undefined) throw new Error('service mode configuration passed validation incomplete');
-  return value;
 }
