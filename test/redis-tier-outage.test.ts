@@ -4,27 +4,15 @@
  * metrics and is logged once; entries live TTL + stale window in Redis and are served stale in it
  * while one refresh runs; a refused refresh removes the entry from Redis too.
  */
-import { afterEach, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { sendJson, page } from './support/canned-upstream.ts';
 import { describeUnless } from './support/describe-unless.ts';
-import { redisMissing, startRedisServer, type RedisServer } from './support/redis-server.ts';
-import { PATH, TOKEN_A, ask, cacheOutcomes, logLines, report, startFixture, tierEvents, upstreamCalls, type Fixture } from './support/shared-tier-fixture.ts';
+import { redisMissing } from './support/redis-server.ts';
+import { PATH, TOKEN_A, ask, cacheOutcomes, logLines, report, redisPerTest, tierEvents, upstreamCalls } from './support/shared-tier-fixture.ts';
 import type { TestService } from './support/facade.ts';
 
-let redis: RedisServer | undefined;
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  await redis?.stop();
-  fixture = undefined;
-  redis = undefined;
-});
-
-async function setUp(env: Record<string, string> = {}): Promise<{ redis: RedisServer; fixture: Fixture }> {
-  redis = await startRedisServer();
-  fixture = await startFixture(redis, env);
-  return { redis, fixture };
-}
+/** A Redis server and a service fixture on it, per test, stopped after each (support/shared-tier-fixture.ts). */
+const setUp = redisPerTest();
 
 const outageLines = (service: TestService) => logLines(service).filter((line) => String(line.message).startsWith('shared cache tier'));
 

@@ -5,28 +5,16 @@
  * token, patient id, name or record id; only 2xx answers are stored. Outages and TTLs:
  * test/redis-tier-outage.test.ts.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sendJson } from './support/canned-upstream.ts';
 import { describeUnless } from './support/describe-unless.ts';
-import { redisMissing, startRedisServer, type RedisServer } from './support/redis-server.ts';
+import { redisMissing } from './support/redis-server.ts';
 import {
-  PATH, PATIENT, PERFORMER_NAME, REPORT_ID, STATUS_OF, TOKEN_A, TOKEN_B, ask, cacheOutcomes, startFixture, tierEvents, upstreamCalls, type Fixture,
+  PATH, PATIENT, PERFORMER_NAME, REPORT_ID, STATUS_OF, TOKEN_A, TOKEN_B, ask, cacheOutcomes, redisPerTest, tierEvents, upstreamCalls,
 } from './support/shared-tier-fixture.ts';
 
-let redis: RedisServer | undefined;
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  await redis?.stop();
-  fixture = undefined;
-  redis = undefined;
-});
-
-async function setUp(env: Record<string, string> = {}): Promise<{ redis: RedisServer; fixture: Fixture }> {
-  redis = await startRedisServer();
-  fixture = await startFixture(redis, env);
-  return { redis, fixture };
-}
+/** A Redis server and a service fixture on it, per test, stopped after each (support/shared-tier-fixture.ts). */
+const setUp = redisPerTest();
 
 describeUnless(redisMissing)('the Redis tier', () => {
   it('lets a second service (another process or instance, the same CACHE_SECRET) answer from Redis without calling the upstream', async () => {

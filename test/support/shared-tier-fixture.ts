@@ -3,9 +3,10 @@
  * carries a patient id and a name a dump must not show), Node services on one Redis with one
  * CACHE_SECRET, and readers of their metrics and logs.
  */
+import { afterEach } from 'vitest';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './canned-upstream.ts';
 import { startTestService, type TestService } from './facade.ts';
-import type { RedisServer } from './redis-server.ts';
+import { startRedisServer, type RedisServer } from './redis-server.ts';
 
 export const CACHE_SECRET = 'test-cache-secret-3f9a1c0e5b7d2468ace0-2f4b';
 export const TOKEN_A = 'token-of-caller-a-81c4e2';
@@ -93,4 +94,24 @@ export function logLines(service: TestService): Record<string, unknown>[] {
 /** Upstream requests for records (the CapabilityStatement is counted apart by the canned upstream). */
 export function upstreamCalls(fixture: Fixture): number {
   return fixture.upstream.received.length;
+}
+
+/**
+ * Per test: a real Redis server and a fixture on it, both stopped after the test. Call at the top
+ * of a test file; the function it returns starts them (`env`: the services' extra settings).
+ */
+export function redisPerTest(): (env?: Record<string, string>) => Promise<{ redis: RedisServer; fixture: Fixture }> {
+  let redis: RedisServer | undefined;
+  let fixture: Fixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    await redis?.stop();
+    fixture = undefined;
+    redis = undefined;
+  });
+  return async (env = {}) => {
+    redis = await startRedisServer();
+    fixture = await startFixture(redis, env);
+    return { redis, fixture };
+  };
 }
