@@ -51,7 +51,7 @@ export interface AppOptions {
   legacyTime?: LegacyTime;
   /** What `/readyz` reports (ready whenever asked, without one). */
   readiness?: Readiness;
-  /** False while the service is still starting: legacy operations answer 503 until then (src/node-service.ts). */
+  /** False while the service is still starting: legacy operations answer 503 until then (src/entry/node/node-service.ts). */
   started?: () => boolean;
   /** Told each fallback a plan uses (besides /metrics), e.g. to attribute them to a request (scripts/check-upstream.ts). */
   onFallback?: (kind: FallbackKind, value: string) => void;

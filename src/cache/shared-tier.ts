@@ -1,6 +1,6 @@
 /**
  * A cache tier shared beyond this process, behind the in-process LRU: Redis or Valkey on Node
- * (redis-tier.ts), the Cache API on Workers (src/entry/edge-cache-tier.ts). A tier stores opaque
+ * (src/entry/node/cache/redis-tier.ts), the Cache API on Workers (src/entry/edge-cache-tier.ts). A tier stores opaque
  * bytes under opaque names; what goes in is sealed and named by sealed-tier.ts, so no tier ever
  * sees a token, a patient id or a body in clear.
  */

@@ -2,7 +2,7 @@
  * Access control's settings, varied by UPSTREAM_AUTH_MODE (docs/security.md). `passthrough`: the
  * caller's token goes upstream and the upstream judges it. `service`: the service uses its own
  * credential upstream and enforces access. What each mode requires is said here once; the parsed
- * configuration is a union its readers narrow (src/auth/access-from-config.ts).
+ * configuration is a union its readers narrow (src/access/access-from-config.ts).
  */
 import * as v from 'valibot';
 import { refused, required, settingNames, settingsObject } from './setting-groups.ts';
