@@ -6,34 +6,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { get } from 'node:http';
-import { createServer, type AddressInfo, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
-import { buildOnce, startCompiled, type ServiceProcess } from './support/service-process.ts';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { processTestBed, startCompiled, type ServiceProcess } from './support/service-process.ts';
 
-let upstream: CannedUpstream;
-/** How long the canned upstream takes to answer a search, per test. */
-let searchDelayMs = 0;
-const running: ServiceProcess[] = [];
-const held: Server[] = [];
+/** A canned upstream, the processes and the held ports of this file (support/service-process.ts). */
+const bed = processTestBed();
 const LEGACY = '/api/DiagnosticReport?patient=1&access_token=t';
-
-beforeAll(async () => {
-  buildOnce();
-  upstream = await startCannedUpstream(async (_request, response) => {
-    await new Promise((resolve) => setTimeout(resolve, searchDelayMs));
-    sendJson(response, 200, { resourceType: 'Bundle', type: 'searchset', entry: [] });
-  });
-}, 60_000);
-afterAll(async () => {
-  for (const service of running) service.child.kill('SIGKILL');
-  for (const server of held) server.close();
-  await upstream?.close();
-});
 
 function start(env: Record<string, string>): ServiceProcess {
   const service = startCompiled({ HOST: '127.0.0.1', PORT: '0', EMBEDDED_FHIR_PORT: '0', WORKERS: '2', ...env });
-  running.push(service);
+  bed.running.push(service);
   return service;
 }
 
@@ -121,8 +104,8 @@ describe('WORKERS=2', () => {
   }, 40_000);
 
   it('replaces a worker killed with SIGKILL while the other one serves', async () => {
-    searchDelayMs = 0;
-    const service = start({ UPSTREAM_URL: `${upstream.origin}/fhir` });
+    bed.searchDelayMs = 0;
+    const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir` });
     const { url } = await service.waitForLog('listening');
     const before = workerPids(service);
     const outcomes: string[] = [];
@@ -157,12 +140,12 @@ describe('WORKERS=2', () => {
   }, 40_000);
 
   it('on SIGTERM to the primary: a request in progress finishes, every process exits, the port closes, exit 0', async () => {
-    searchDelayMs = 1500;
-    const service = start({ UPSTREAM_URL: `${upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '8000' });
+    bed.searchDelayMs = 1500;
+    const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '8000' });
     const { url } = await service.waitForLog('listening');
-    const received = upstream.received.length;
+    const received = bed.upstream.received.length;
     const inProgress = getOnce(`${String(url)}${LEGACY}`);
-    await until(() => upstream.received.length > received);
+    await until(() => bed.upstream.received.length > received);
     const signalledAt = Date.now();
     const stopped = stopAndExpectNothingLeft(service, String(url));
     expect((await inProgress).status).toBe(200);
@@ -179,14 +162,14 @@ describe('a WORKERS start that cannot succeed says why in one line', () => {
   }
 
   it('a bad WORKERS value', async () => {
-    const service = await failedStart({ UPSTREAM_URL: `${upstream.origin}/fhir`, WORKERS: '0' });
+    const service = await failedStart({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, WORKERS: '0' });
     expect(service.stderr()).toBe('Cannot start: invalid configuration: WORKERS: must be auto or a whole number from 1 to 1024\n');
   });
 
   it('the port in use, failing in every worker: one line, before any data is loaded', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    held.push(blocker);
+    bed.held.push(blocker);
     const { port } = blocker.address() as AddressInfo;
     const service = await failedStart({ PORT: String(port) });
     expect(service.stderr()).toBe(`Cannot start: PORT: port ${port} on 127.0.0.1 is already in use\n`);

@@ -5,45 +5,27 @@
  * leaves no process behind, whether it is sent to node or to `npm start`.
  */
 import { execFileSync } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
-import { buildOnce, startCompiled, startProcess, type ServiceProcess } from './support/service-process.ts';
+import { describe, expect, it } from 'vitest';
+import { processTestBed, startCompiled, startProcess, type ServiceProcess } from './support/service-process.ts';
 
-/** Ports bound by the test, so the service finds them in use. */
-const held: Server[] = [];
+/** A canned upstream, the processes and the held ports of this file (support/service-process.ts). */
+const bed = processTestBed();
+const NO_UPSTREAM = 'http://127.0.0.1:9/fhir';
+
+/** A port the test holds, so the service finds it in use. */
 async function portInUse(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  held.push(server);
+  bed.held.push(server);
   return (server.address() as AddressInfo).port;
 }
 
-let upstream: CannedUpstream;
-/** How long the canned upstream takes to answer a search, per test. */
-let searchDelayMs = 0;
-const running: ServiceProcess[] = [];
-/** A real upstream that answers slowly when told to (so a request is in progress at the signal). */
-const NO_UPSTREAM = 'http://127.0.0.1:9/fhir';
-
-beforeAll(async () => {
-  buildOnce();
-  upstream = await startCannedUpstream(async (_request, response) => {
-    await new Promise((resolve) => setTimeout(resolve, searchDelayMs));
-    sendJson(response, 200, { resourceType: 'Bundle', type: 'searchset', entry: [] });
-  });
-}, 60_000);
-afterAll(async () => {
-  for (const service of running) service.child.kill('SIGKILL');
-  for (const server of held) server.close();
-  await upstream?.close();
-});
-
 function start(env: Record<string, string>, args: readonly string[] = []): ServiceProcess {
   const service = startCompiled({ HOST: '127.0.0.1', PORT: '0', EMBEDDED_FHIR_PORT: '0', ...env }, args);
-  running.push(service);
+  bed.running.push(service);
   return service;
 }
 
@@ -91,7 +73,7 @@ describe('a start that cannot succeed says why in one line', () => {
 
 describe('a start that succeeds', () => {
   it('names unknown settings that look like its own in a warning, and runs with the rest', async () => {
-    const service = start({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_TTL: '1000', UPSTREAM_TIMEOUT: '5', CACHE_TTL_MS: '1000' });
+    const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, CACHE_TTL: '1000', UPSTREAM_TIMEOUT: '5', CACHE_TTL_MS: '1000' });
     await service.waitForLog('listening');
     expect(service.logLines().find((line) => line.level === 'warn')).toMatchObject({ message: 'unknown settings ignored (misspelt?)', variables: 'CACHE_TTL,UPSTREAM_TIMEOUT' });
     service.child.kill('SIGTERM');
@@ -110,16 +92,16 @@ function halfSentRequest(url: string): Promise<'closed'> {
 }
 
 async function untilUpstreamReceives(count: number): Promise<void> {
-  while (upstream.received.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (bed.upstream.received.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe('a stop', () => {
   it('on SIGTERM: a request in progress finishes, a half-sent one is closed, one line is logged, exit 0', async () => {
-    searchDelayMs = 1500;
-    const service = start({ UPSTREAM_URL: `${upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '8000' });
+    bed.searchDelayMs = 1500;
+    const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '8000' });
     const { url } = await service.waitForLog('listening');
     const half = halfSentRequest(String(url));
-    const before = upstream.received.length;
+    const before = bed.upstream.received.length;
     const inProgress = fetch(`${String(url)}/api/DiagnosticReport?patient=1&access_token=t`);
     await untilUpstreamReceives(before + 1);
     const signalledAt = Date.now();
@@ -134,10 +116,10 @@ describe('a stop', () => {
   });
 
   it('cuts what is still in progress at SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
-    searchDelayMs = 20_000;
-    const service = start({ UPSTREAM_URL: `${upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '500' });
+    bed.searchDelayMs = 20_000;
+    const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '500' });
     const { url } = await service.waitForLog('listening');
-    const before = upstream.received.length;
+    const before = bed.upstream.received.length;
     const cut = fetch(`${String(url)}/api/DiagnosticReport?patient=2&access_token=t`).then(() => 'answered', () => 'cut');
     await untilUpstreamReceives(before + 1);
     const signalledAt = Date.now();
@@ -150,9 +132,9 @@ describe('a stop', () => {
   }, 30_000);
 
   it('SIGTERM to `npm start` reaches the service: no process is left behind', async () => {
-    searchDelayMs = 0;
-    const npm = startProcess('npm', ['start', '--silent'], { HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: `${upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '3000' });
-    running.push(npm);
+    bed.searchDelayMs = 0;
+    const npm = startProcess('npm', ['start', '--silent'], { HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '3000' });
+    bed.running.push(npm);
     const { url } = await npm.waitForLog('listening');
     const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(npm.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
     expect(children.length).toBeGreaterThan(0);

@@ -3,7 +3,10 @@
  * child process, its stdout (JSON log lines) and stderr collected, signals sent to it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { sendJson, startCannedUpstream, type CannedUpstream } from './canned-upstream.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,4 +63,34 @@ export function startProcess(command: string, args: readonly string[], env: Reco
 /** The compiled service, `node dist/node.js`, as the README's production command runs it. */
 export function startCompiled(env: Record<string, string>, args: readonly string[] = []): ServiceProcess {
   return startProcess(process.execPath, ['--enable-source-maps', 'dist/node.js', ...args], env);
+}
+
+/** What a file of process tests shares: a canned upstream, and what is stopped after the file. */
+export interface ProcessTestBed {
+  /** Answers every search with an empty Bundle, after `searchDelayMs`. */
+  upstream: CannedUpstream;
+  /** How long the upstream takes to answer a search, set per test (a request in progress at a signal). */
+  searchDelayMs: number;
+  /** Processes started: killed after the file. */
+  running: ServiceProcess[];
+  /** Ports the tests hold (so a service finds them in use): closed after the file. */
+  held: Server[];
+}
+
+/** Builds dist/ and starts the upstream before the file's tests; stops everything after them. */
+export function processTestBed(): ProcessTestBed {
+  const bed: ProcessTestBed = { upstream: undefined as unknown as CannedUpstream, searchDelayMs: 0, running: [], held: [] };
+  beforeAll(async () => {
+    buildOnce();
+    bed.upstream = await startCannedUpstream(async (_request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, bed.searchDelayMs));
+      sendJson(response, 200, { resourceType: 'Bundle', type: 'searchset', entry: [] });
+    });
+  }, 60_000);
+  afterAll(async () => {
+    for (const service of bed.running) service.child.kill('SIGKILL');
+    for (const server of bed.held) server.close();
+    await bed.upstream?.close();
+  });
+  return bed;
 }
