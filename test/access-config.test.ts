@@ -6,16 +6,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ScopeGrants } from '../src/access/smart-scopes.ts';
 import { ConfigError, parseConfig, type Config } from '../src/config.ts';
+import { problemsOf } from './support/config-problems.ts';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parseConfig(env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
 
 describe('access-control configuration', () => {
   it('defaults to passthrough', () => {

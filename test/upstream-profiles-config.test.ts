@@ -7,17 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { siteCodesOf } from '../src/site-codes.ts';
 import { capabilitiesFrom, UpstreamCapabilities } from '../src/upstream/capabilities.ts';
+import { problemsOf } from './support/config-problems.ts';
 import { UPSTREAM_PROFILES, upstreamSetupFor } from '../src/upstream/profiles.ts';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    parseConfig(env);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-}
 
 const keysOf = (env: Record<string, string>) => problemsOf(env).map((problem) => problem.split(':')[0]);
 const setupOf = (env: Record<string, string>) => upstreamSetupFor(parseConfig(env));
