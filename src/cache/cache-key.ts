@@ -30,32 +30,54 @@ export function webHashing(): Hashing {
   };
 }
 
-/** `anonymous` without a token; otherwise the keyed hash of the token: never the token itself. */
-export async function callerKey(hashing: Hashing, token: string | undefined): Promise<string> {
+/** `anonymous` without a token; otherwise the keyed hash of the token: never the token itself. Synchronous where the hashing is (Node). */
+export function callerKey(hashing: Hashing, token: string | undefined): string | Promise<string> {
   return token === undefined ? 'anonymous' : hashing.callerOf(token);
 }
 
 const BUNDLE_PREFIX = '{"resourceType":"Bundle","id":"';
 
 /**
- * Splits a serialized payload where its Bundle id is, so each response can carry a fresh one
- * without serializing again (spec 2.1: "generated per response"), and gives it a weak ETag over the
- * rest: the same records give the same ETag whatever the Bundle id.
+ * A serialized payload as the bytes every response sends, with the place of its Bundle id, so each
+ * response can carry a fresh one (spec 2.1: "generated per response") without serializing or
+ * encoding again, and a weak ETag over the rest: the same records give the same ETag whatever the
+ * Bundle id (the digest of the text before and after the id, as it always was).
  */
 export async function storedBody(json: string, digest: Hashing['digest']): Promise<StoredBody> {
-  let before = json;
-  let after: string | undefined;
-  if (json.startsWith(BUNDLE_PREFIX)) {
-    const idEnd = json.indexOf('"', BUNDLE_PREFIX.length);
-    before = json.slice(0, BUNDLE_PREFIX.length);
-    after = json.slice(idEnd);
-  }
-  return { before, after, etag: `W/"${await digest(after === undefined ? before : before + after)}"` };
+  const bytes = encoder.encode(json);
+  if (!json.startsWith(BUNDLE_PREFIX)) return { bytes, bundleId: undefined, etag: `W/"${await digest(json)}"` };
+  const idEnd = json.indexOf('"', BUNDLE_PREFIX.length);
+  // The prefix is ASCII: its characters are its bytes. The id may not be (an injected one).
+  const start = BUNDLE_PREFIX.length;
+  const end = start + encoder.encode(json.slice(start, idEnd)).byteLength;
+  return { bytes, bundleId: { start, end }, etag: `W/"${await digest(json.slice(0, start) + json.slice(idEnd))}"` };
 }
 
-/** The body of one response: the stored bytes, with a fresh Bundle id spliced in when there is one. */
-export function renderBody(body: StoredBody, newBundleId: () => string): string {
-  return body.after === undefined ? body.before : `${body.before}${newBundleId()}${body.after}`;
+/**
+ * The body of one response: the stored bytes themselves when they have no Bundle id, else a copy
+ * with a fresh id written in (the stored bytes are shared by every response and never changed).
+ */
+export function renderBody(body: StoredBody, newBundleId: () => string): Uint8Array<ArrayBuffer> {
+  const place = body.bundleId;
+  if (place === undefined) return body.bytes;
+  const id = newBundleId();
+  if (id.length === place.end - place.start) {
+    // A copy is a memcpy, cheaper than building and encoding a string per response (docs/performance.md).
+    const copy = new Uint8Array(body.bytes);
+    let ascii = true;
+    for (let at = 0; at < id.length && ascii; at += 1) {
+      const code = id.charCodeAt(at);
+      copy[place.start + at] = code;
+      ascii = code < 0x80;
+    }
+    if (ascii) return copy;
+  }
+  const idBytes = encoder.encode(id);
+  const rendered = new Uint8Array(body.bytes.byteLength - (place.end - place.start) + idBytes.byteLength);
+  rendered.set(body.bytes.subarray(0, place.start));
+  rendered.set(idBytes, place.start);
+  rendered.set(body.bytes.subarray(place.end), place.start + idBytes.byteLength);
+  return rendered;
 }
 
 /** Whether an If-None-Match header names this ETag (weak comparison, as RFC 9110 says for GET). */

@@ -6,12 +6,12 @@
  */
 import { LRUCache } from 'lru-cache';
 
-/** A stored answer: the serialized body, split where a fresh Bundle id goes (spec 2.1). */
+/** A stored answer: the serialized body as UTF-8 bytes, and where a fresh Bundle id goes (spec 2.1). */
 export interface StoredBody {
-  /** Everything before the Bundle id, or the whole body when it has no id to refresh. */
-  before: string;
-  /** Everything after the Bundle id; undefined for bodies without one (arrays, records). */
-  after: string | undefined;
+  /** The body every response sends (src/cache/cache-key.ts renderBody); shared, never changed once stored. */
+  bytes: Uint8Array<ArrayBuffer>;
+  /** Where the Bundle id is in `bytes`, [start, end); undefined for bodies without one (arrays, records). */
+  bundleId: { start: number; end: number } | undefined;
   /** Weak ETag over the body without its per-response id. */
   etag: string;
   /** `Type/id` of the records in the body, kept so a cached answer still has its audit line. */
@@ -22,7 +22,7 @@ export interface StoredBody {
 export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'bypass';
 
 export interface ResponseCacheOptions {
-  /** Bound on what entries hold: bodies, keys and ETags as UTF-16, plus a per-entry overhead. */
+  /** Bound on what entries hold: bodies (bytes), keys and ETags (UTF-16), plus a per-entry overhead. */
   maxBytes: number;
   /** How long an entry is fresh (> 0). */
   ttlMs: number;
@@ -105,6 +105,15 @@ export class ResponseCache {
     return { body: await (shared ?? this.#load(key, load)), outcome: 'miss' };
   }
 
+  /**
+   * The body for `key` if a fresh entry holds it, at once (no promise): the hit path answers
+   * without waiting a turn of the event loop. Anything else (stale, absent) is for get().
+   */
+  peek(key: string): StoredBody | undefined {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && this.#now() - entry.storedAt < this.#options.ttlMs ? entry.body : undefined;
+  }
+
   /** Resolves when the loads in progress now have ended (a stop lets background refreshes finish). */
   async settle(): Promise<void> {
     await Promise.allSettled([...this.#loading.values()]);
@@ -125,8 +134,7 @@ export class ResponseCache {
     const pending = load()
       .then((body) => {
         const ids = body.resourceIds?.reduce((sum, id) => sum + id.length + 16, 0) ?? 0;
-        const text = body.before.length + (body.after?.length ?? 0) + key.length + body.etag.length + ids;
-        const bytes = 2 * text + ENTRY_OVERHEAD_BYTES;
+        const bytes = body.bytes.byteLength + 2 * (key.length + body.etag.length + ids) + ENTRY_OVERHEAD_BYTES;
         // A body larger than the whole cache is answered but not kept.
         if (bytes <= this.#options.maxBytes) this.#entries.set(key, { body, storedAt: this.#now(), bytes });
         return body;

@@ -1,0 +1,185 @@
+/**
+ * The handler of one legacy operation: token, validation, access control, the response cache, the
+ * pipeline on a miss, and the answer with its ETag.
+ *
+ * The hit path does only what a cached answer needs, in this order: the token read and checked
+ * (every request), the request looked up among those already validated (a new one is validated;
+ * an invalid one gets its 4xx every time), access control (every request), the cache, and the
+ * stored bytes copied with a fresh Bundle id. When every step can answer at once (a fresh entry,
+ * access control in passthrough, native hashing) no promise is made at all (docs/performance.md).
+ */
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { callerKey, etagMatches, renderBody, storedBody, type Hashing } from './cache/cache-key.ts';
+import type { KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
+import { FacadeError } from './errors.ts';
+import type { Metrics } from './metrics.ts';
+import type { AccessControl } from './pipeline/access-control.ts';
+import { callerToken } from './pipeline/auth.ts';
+import { canonicalRequestKey, prepareRequest, runRequest, type PipelineDeps, type PreparedRequest } from './pipeline/legacy-operation.ts';
+import { readRawQuery } from './pipeline/raw-query.ts';
+import { ValidatedRequests } from './pipeline/validated-requests.ts';
+import { JSON_TYPE, type RequestRecord, type ScopedHandler } from './request-scope.ts';
+import type { Route } from './route-types.ts';
+import { inChildSpan, type Span } from './tracing/span.ts';
+
+/** Largest `POST …/_search` form body accepted. */
+const MAX_FORM_BODY_BYTES = 64 * 1024;
+
+export interface LegacyHandlerDeps {
+  pipeline: PipelineDeps;
+  cache: ResponseCache | undefined;
+  hashing: Hashing;
+  access: AccessControl;
+  metrics: Metrics;
+  newBundleId: () => string;
+  /** False while the service is still starting: legacy operations answer 503 until then. */
+  started?: () => boolean;
+}
+
+/** The handler of `route` (one per route; the memo of validated requests is shared by all). */
+export function legacyHandler(route: Route, deps: LegacyHandlerDeps, validated: ValidatedRequests): ScopedHandler {
+  const formLimit = bodyLimit({
+    maxSize: MAX_FORM_BODY_BYTES,
+    onError: () => {
+      throw new FacadeError('payload-too-large', `at most ${MAX_FORM_BODY_BYTES} bytes`);
+    },
+  });
+
+  /** The path of a POST, a request with no cache, and every step after one that had to wait. */
+  const answerLater = async (c: Context, record: RequestRecord, ready?: { prepared: PreparedRequest; caller: string }): Promise<Response> => {
+    let prepared = ready?.prepared;
+    let caller = ready?.caller;
+    if (prepared === undefined) {
+      const query = route.method === 'POST' ? await queryWithForm(c) : queryOf(c.req.url);
+      const token = callerToken(query, c.req.header('authorization'));
+      prepared = await admitted(prepareRequest(route, { query, id: c.req.param('id'), token }), record);
+    }
+    const load = async (trace: Span | undefined): Promise<StoredBody> => {
+      const result = await runRequest(prepared, deps.pipeline, trace);
+      record.upstreamPages = result.upstreamPages;
+      deps.metrics.upstreamPages.observe(result.upstreamPages);
+      return { ...(await storedBody(JSON.stringify(result.payload), deps.hashing.digest)), resourceIds: result.resourceIds };
+    };
+    const { cache } = deps;
+    if (cache === undefined) return answer(c, record, await load(record.span), 'bypass');
+    caller ??= await callerKey(deps.hashing, prepared.token);
+    const key = `${caller}|${canonicalRequestKey(prepared)}`;
+    // The upstream calls and the mapping of a load are recorded under the cache's span.
+    const found = await inChildSpan(record.span, 'cache', async (span) => {
+      const got = await cache.get(key, () => load(span), keepAliveOf(c));
+      if (span?.recording) span.set('facade.cache.outcome', got.outcome);
+      return got;
+    });
+    return answer(c, record, found.body, found.outcome);
+  };
+
+  /** Access control, then the audit line's subject and patient; at once where access control answers at once. */
+  function admitted(prepared: PreparedRequest, record: RequestRecord): PreparedRequest | Promise<PreparedRequest> {
+    const identified = (caller: { subject: string | undefined; patient: string | undefined }) => {
+      record.audit = { subject: caller.subject, patient: caller.patient, resources: [] };
+    };
+    const after = (request: PreparedRequest): PreparedRequest => {
+      const { caller } = request.access;
+      record.audit = { subject: caller?.subject, patient: caller?.patient ?? request.params.patient, resources: [] };
+      return request;
+    };
+    const result = deps.access.admit(prepared, identified);
+    return result instanceof Promise ? result.then(after) : after(result);
+  }
+
+  function answer(c: Context, record: RequestRecord, body: StoredBody, outcome: NonNullable<RequestRecord['cache']>): Response {
+    record.cache = outcome;
+    record.audit = { subject: record.audit?.subject, patient: record.audit?.patient, resources: body.resourceIds ?? [] };
+    deps.metrics.cacheEvents.inc({ outcome });
+    // private: the body is one patient's data for one caller; no shared cache may keep it. Names in
+    // the order Hono's header object wrote them (sorted), so the answers are the same on the wire.
+    if (route.method === 'GET' && etagMatches(c.req.header('if-none-match'), body.etag)) {
+      return new Response(null, { status: 304, headers: { 'cache-control': 'private, no-cache', etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId } });
+    }
+    const bytes = renderBody(body, deps.newBundleId);
+    const headers: Record<string, string> = { 'cache-control': 'private, no-cache', 'content-type': JSON_TYPE, etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId };
+    // Where @hono/node-server put it (a HEAD answer has none, as Hono's HEAD answers never had).
+    if (c.req.method !== 'HEAD') headers['Content-Length'] = String(bytes.byteLength);
+    return new Response(bytes, { status: 200, headers });
+  }
+
+  /** Everything of the route after the body limit. */
+  const begin = (c: Context, record: RequestRecord): Response | Promise<Response> => {
+    record.routeName = route.name;
+    // Until the start has finished (the embedded data loading) an answer could miss records: none is given.
+    if (deps.started?.() === false) throw new FacadeError('service-starting', undefined, { retryAfterSeconds: 5 });
+    record.audit = { subject: undefined, patient: undefined, resources: [] };
+    const { cache } = deps;
+    if (route.method === 'POST' || cache === undefined) return answerLater(c, record);
+    const { url } = c.req;
+    const queryStart = url.indexOf('?');
+    const { token, rest } = readRawQuery(queryStart === -1 ? '' : url.slice(queryStart + 1), c.req.header('authorization'));
+    const caller = callerKey(deps.hashing, token);
+    if (caller instanceof Promise) return caller.then((known) => fromCaller(c, record, known, token, rest, cache));
+    return fromCaller(c, record, caller, token, rest, cache);
+  };
+
+  // A POST's body limit (413) runs before anything else of the route, as when it was the route's middleware.
+  const handler: ScopedHandler = (c, record) => (route.method === 'POST' ? formLimit(c, async () => {}).then(() => begin(c, record)) : begin(c, record));
+
+  /** The rest of a GET with a cache, once the caller's key is known: the hit answered at once when it can be. */
+  function fromCaller(c: Context, record: RequestRecord, caller: string, token: string | undefined, rest: string, cache: ResponseCache): Response | Promise<Response> {
+    const id = c.req.param('id');
+    const name = ValidatedRequests.keyOf(caller, route.name, id, rest);
+    let known = validated.get(name);
+    if (known === undefined) {
+      const prepared = prepareRequest(route, { query: queryOf(c.req.url), id, token });
+      known = { prepared, cacheKey: `${caller}|${canonicalRequestKey(prepared)}` };
+      validated.remember(name, known);
+    }
+    const request = admitted(known.prepared, record);
+    if (request instanceof Promise) return request.then((prepared) => answerLater(c, record, { prepared, caller }));
+    // Access control may narrow the request (service mode pins the patient): its own key then.
+    const key = request === known.prepared ? known.cacheKey : `${caller}|${canonicalRequestKey(request)}`;
+    const body = cache.peek(key);
+    if (body === undefined) return answerLater(c, record, { prepared: request, caller });
+    const cacheSpan = record.span?.child('cache', 'internal');
+    if (cacheSpan?.recording) cacheSpan.set('facade.cache.outcome', 'hit');
+    cacheSpan?.end();
+    return answer(c, record, body, 'hit');
+  }
+
+  handler.setsRequestId = true;
+  return handler;
+}
+
+/**
+ * The runtime's `waitUntil` where it has one (Workers), so a background refresh outlives the
+ * request; asked only when a refresh starts: on Node, Hono's `executionCtx` throws (an Error with
+ * its stack, which cost 6 % of a hit's CPU when it was asked on every request).
+ */
+function keepAliveOf(c: Context): KeepAlive {
+  return (work) => {
+    try {
+      c.executionCtx.waitUntil(work);
+    } catch {
+      // Node: the process outlives every request anyway.
+    }
+  };
+}
+
+/** The query of a request URL, without parsing the rest of it. */
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  return new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
+}
+
+/** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */
+async function queryWithForm(c: Context): Promise<URLSearchParams> {
+  const query = queryOf(c.req.url);
+  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  // Bytes, decoded here: bounded by the route's body limit (and workerd warns on text() of a form).
+  const body = new TextDecoder().decode(await c.req.arrayBuffer());
+  if (body.length === 0) return query;
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new FacadeError('unsupported-media-type', 'send parameters as application/x-www-form-urlencoded');
+  }
+  for (const [name, value] of new URLSearchParams(body)) query.append(name, value);
+  return query;
+}
