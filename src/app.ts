@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { METHOD_NAME_ALL } from 'hono/router';
 import { TrieRouter } from 'hono/router/trie-router';
 import { silentAuditSink, type AuditSink } from './audit.ts';
+import { BodyBuffers } from './cache/body-buffers.ts';
 import { webHashing, type Hashing } from './cache/cache-key.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
 import { FacadeError, toFacadeError, toOperationOutcome } from './errors.ts';
@@ -119,13 +120,13 @@ export function createApp(options: AppOptions): Hono {
   }));
 
   const legacy: LegacyHandlerDeps = { pipeline, cache, hashing, access, metrics, newBundleId, started: options.started };
-  const validated = new ValidatedRequests();
+  const state = { validated: new ValidatedRequests(), bodyBuffers: new BodyBuffers() };
   const served = servedPaths(routes);
   // Where a path is served, any other method is refused: the interface is read-only.
   const unserved = new TrieRouter<string>();
   for (const path of new Set(served.map((entry) => entry.path))) {
     const onPath = served.filter((entry) => entry.path === path);
-    for (const { route } of onPath) app.on(route.method, path, scoped(legacyHandler(route, legacy, validated)));
+    for (const { route } of onPath) app.on(route.method, path, scoped(legacyHandler(route, legacy, state)));
     const methods = new Set<string>(onPath.map(({ route }) => route.method));
     const allow = [...new Set(onPath.flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])))].join(', ');
     // A route per method, not app.all: a GET then matches its one handler, which Hono calls directly.

@@ -10,6 +10,7 @@
  */
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { BodyBuffers, type WrittenSignal } from './cache/body-buffers.ts';
 import { callerKey, etagMatches, renderBody, storedBody, type Hashing } from './cache/cache-key.ts';
 import type { KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { FacadeError } from './errors.ts';
@@ -37,8 +38,14 @@ export interface LegacyHandlerDeps {
   started?: () => boolean;
 }
 
-/** The handler of `route` (one per route; the memo of validated requests is shared by all). */
-export function legacyHandler(route: Route, deps: LegacyHandlerDeps, validated: ValidatedRequests): ScopedHandler {
+/** What the legacy handlers share: the memo of validated requests, the buffers of hit bodies. */
+export interface LegacyHandlerState {
+  validated: ValidatedRequests;
+  bodyBuffers: BodyBuffers;
+}
+
+/** The handler of `route` (one per route, sharing `state` with the others). */
+export function legacyHandler(route: Route, deps: LegacyHandlerDeps, { validated, bodyBuffers }: LegacyHandlerState): ScopedHandler {
   const formLimit = bodyLimit({
     maxSize: MAX_FORM_BODY_BYTES,
     onError: () => {
@@ -97,7 +104,7 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, validated: 
     if (route.method === 'GET' && etagMatches(c.req.header('if-none-match'), body.etag)) {
       return new Response(null, { status: 304, headers: { 'cache-control': 'private, no-cache', etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId } });
     }
-    const bytes = renderBody(body, deps.newBundleId);
+    const bytes = renderBody(body, deps.newBundleId, (size) => bodyBuffers.take(size, writtenSignalOf(c)));
     const headers: Record<string, string> = { 'cache-control': 'private, no-cache', 'content-type': JSON_TYPE, etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId };
     // Where @hono/node-server put it (a HEAD answer has none, as Hono's HEAD answers never had).
     if (c.req.method !== 'HEAD') headers['Content-Length'] = String(bytes.byteLength);
@@ -162,6 +169,12 @@ function keepAliveOf(c: Context): KeepAlive {
       // Node: the process outlives every request anyway.
     }
   };
+}
+
+/** On Node, the response that says when it has been written (@hono/node-server passes it as `env.outgoing`). */
+function writtenSignalOf(c: Context): WrittenSignal | undefined {
+  const outgoing = (c.env as { outgoing?: Partial<WrittenSignal> } | undefined)?.outgoing;
+  return typeof outgoing?.once === 'function' ? (outgoing as WrittenSignal) : undefined;
 }
 
 /** The query of a request URL, without parsing the rest of it. */

@@ -55,15 +55,17 @@ export async function storedBody(json: string, digest: Hashing['digest']): Promi
 
 /**
  * The body of one response: the stored bytes themselves when they have no Bundle id, else a copy
- * with a fresh id written in (the stored bytes are shared by every response and never changed).
+ * with a fresh id written in (the stored bytes are shared by every response and never changed),
+ * in a buffer from `allocate` (body-buffers.ts on Node).
  */
-export function renderBody(body: StoredBody, newBundleId: () => string): Uint8Array<ArrayBuffer> {
+export function renderBody(body: StoredBody, newBundleId: () => string, allocate = newBuffer): Uint8Array<ArrayBuffer> {
   const place = body.bundleId;
   if (place === undefined) return body.bytes;
   const id = newBundleId();
   if (id.length === place.end - place.start) {
     // A copy is a memcpy, cheaper than building and encoding a string per response (docs/performance.md).
-    const copy = new Uint8Array(body.bytes);
+    const copy = allocate(body.bytes.byteLength);
+    copy.set(body.bytes);
     let ascii = true;
     for (let at = 0; at < id.length && ascii; at += 1) {
       const code = id.charCodeAt(at);
@@ -72,12 +74,17 @@ export function renderBody(body: StoredBody, newBundleId: () => string): Uint8Ar
     }
     if (ascii) return copy;
   }
+  // An id of another length (an injected one): the body is built around it.
   const idBytes = encoder.encode(id);
   const rendered = new Uint8Array(body.bytes.byteLength - (place.end - place.start) + idBytes.byteLength);
   rendered.set(body.bytes.subarray(0, place.start));
   rendered.set(idBytes, place.start);
   rendered.set(body.bytes.subarray(place.end), place.start + idBytes.byteLength);
   return rendered;
+}
+
+function newBuffer(size: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(size);
 }
 
 /** Whether an If-None-Match header names this ETag (weak comparison, as RFC 9110 says for GET). */
