@@ -23,6 +23,7 @@ import { ValidatedRequests } from './pipeline/validated-requests.ts';
 import type { Readiness } from './readiness.ts';
 import { inRequestScope, JSON_TYPE, type ScopedHandler, type ScopeOptions } from './request-scope.ts';
 import type { Route } from './route-types.ts';
+import { randomHex } from './random-hex.ts';
 import { ROUTES } from './routes.ts';
 import { servedPaths } from './served-paths.ts';
 import { DEFAULT_SITE_CODES, type SiteCodes } from './site-codes.ts';
@@ -153,7 +154,7 @@ function methodNotAllowed(allow: string, c?: Context): never {
   throw new FacadeError('method-not-allowed');
 }
 
-/** A fresh Bundle id: 32 lowercase hex characters. */
+/** A fresh Bundle id: 32 lowercase hex characters (128 random bits, as a UUID without its dashes had 122). */
 function randomBundleId(): string {
-  return crypto.randomUUID().replaceAll('-', '');
+  return randomHex(16);
 }

@@ -1,15 +1,17 @@
 /**
  * Node's native hashing for the cache (Node entry only): a synchronous HMAC-SHA-256 of tokens under a
- * per-process secret and a SHA-1 digest for ETags, both several times cheaper than Web Crypto's
- * thread-pool round trip or a JS hash (docs/performance.md).
+ * per-process secret, a SHA-1 digest for ETags and a SHA-256 fingerprint of tokens, all several
+ * times cheaper than Web Crypto's thread-pool round trip or a JS hash (docs/performance.md).
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 import type { Hashing } from './cache-key.ts';
 
 export function nodeHashing(): Hashing {
   const secret = randomBytes(32);
   return {
     callerOf: (token) => createHmac('sha256', secret).update(token).digest('base64url'),
-    digest: (text) => createHash('sha1').update(text).digest('base64url'),
+    digest: (text) => hash('sha1', text, 'base64url'),
+    // One call into OpenSSL, no object: ~0.6 µs against ~2 µs for the HMAC (docs/performance.md).
+    fingerprintOf: (token) => hash('sha256', token, 'base64url'),
   };
 }

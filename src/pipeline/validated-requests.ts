@@ -7,32 +7,46 @@
  */
 import type { PreparedRequest } from './legacy-operation.ts';
 
-/** A validated request, and its cache key while access control leaves it unchanged (passthrough). */
+/** A validated request, its caller's key, and its cache key while access control leaves it unchanged (passthrough). */
 export interface ValidatedRequest {
   prepared: PreparedRequest;
+  /** The caller's part of a cache key: the keyed hash of the token (src/cache/cache-key.ts callerKey). */
+  caller: string;
   cacheKey: string;
 }
 
-/** Remembered requests before the memory starts again: bounded, and cheap to rebuild. */
-const MAX_REMEMBERED = 10_000;
+/**
+ * Requests remembered per generation: when one is full the previous is dropped, so what is asked
+ * often stays (it is found in the previous one and remembered again) and the memory is bounded
+ * (~2 × 2,000 entries of a few hundred bytes, outside the cache's byte bound: docs/performance.md).
+ */
+const GENERATION_SIZE = 2000;
 
 export class ValidatedRequests {
-  readonly #remembered = new Map<string, ValidatedRequest>();
+  #current = new Map<string, ValidatedRequest>();
+  #previous = new Map<string, ValidatedRequest>();
 
   /**
-   * The name of a raw request: the caller (the keyed hash of the token, never the token), the
-   * route, the id (length-prefixed, so no id can run into the query) and the query less its token.
+   * The name of a raw request: the caller (a hash of the token, never the token), the route, the
+   * id (length-prefixed, so no id can run into the query) and the query less its token.
    */
   static keyOf(caller: string, routeName: string, id: string | undefined, rest: string): string {
     return `${caller}|${routeName}|${id === undefined ? '-' : `${id.length}:${id}`}|${rest}`;
   }
 
   get(key: string): ValidatedRequest | undefined {
-    return this.#remembered.get(key);
+    const found = this.#current.get(key);
+    if (found !== undefined) return found;
+    const older = this.#previous.get(key);
+    if (older !== undefined) this.remember(key, older);
+    return older;
   }
 
   remember(key: string, request: ValidatedRequest): void {
-    if (this.#remembered.size >= MAX_REMEMBERED) this.#remembered.clear();
-    this.#remembered.set(key, request);
+    if (this.#current.size >= GENERATION_SIZE) {
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    this.#current.set(key, request);
   }
 }
