@@ -32,9 +32,18 @@ export function referenceOf(value: unknown): string | undefined {
 export function timestampWithMillis(value: unknown): string | undefined {
   const written = text(value);
   if (!written) return undefined;
-  const time = Date.parse(written);
-  return Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
+  let form = withMillis.get(written);
+  if (form === undefined) {
+    const time = Date.parse(written);
+    form = Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
+    // Remembered (an answer's records share their lastUpdated); bounded, starting again when full.
+    if (withMillis.size >= 20_000) withMillis.clear();
+    withMillis.set(written, form);
+  }
+  return form;
 }
+
+const withMillis = new Map<string, string>();
 
 /** `[{reference, display}]` from a list of FHIR References (those without a reference are skipped). */
 export function displayedReferences(value: unknown): Json[] {

@@ -14,8 +14,11 @@ const encoder = new TextEncoder();
 export interface Hashing {
   /** A keyed hash (HMAC-SHA-256 under a per-process secret) of a caller's token. */
   callerOf(token: string): string | Promise<string>;
-  /** The SHA-1 of a body, base64url, for its ETag: the same on every runtime, so instances agree. */
-  digest(text: string): string | Promise<string>;
+  /**
+   * The SHA-1 of a body's bytes (the parts one after the other), base64url, for its ETag: the same
+   * on every runtime, so instances agree.
+   */
+  digest(parts: readonly Uint8Array[]): string | Promise<string>;
   /**
    * Where the runtime has one at once (Node): a collision-resistant hash of a token (SHA-256) that
    * names the caller in this process's memory only (the memo of validated requests), several times
@@ -32,7 +35,7 @@ export function webHashing(): Hashing {
     async callerOf(token) {
       return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(token))));
     },
-    digest: async (text) => base64url(new Uint8Array(await crypto.subtle.digest('SHA-1', encoder.encode(text)))),
+    digest: async (parts) => base64url(new Uint8Array(await crypto.subtle.digest('SHA-1', concatenated(parts)))),
   };
 }
 
@@ -51,12 +54,14 @@ const BUNDLE_PREFIX = '{"resourceType":"Bundle","id":"';
  */
 export async function storedBody(json: string, digest: Hashing['digest']): Promise<StoredBody> {
   const bytes = encoder.encode(json);
-  if (!json.startsWith(BUNDLE_PREFIX)) return { bytes, bundleId: undefined, etag: `W/"${await digest(json)}"` };
+  if (!json.startsWith(BUNDLE_PREFIX)) return { bytes, bundleId: undefined, etag: `W/"${await digest([bytes])}"` };
   const idEnd = json.indexOf('"', BUNDLE_PREFIX.length);
   // The prefix is ASCII: its characters are its bytes. The id may not be (an injected one).
   const start = BUNDLE_PREFIX.length;
   const end = start + encoder.encode(json.slice(start, idEnd)).byteLength;
-  return { bytes, bundleId: { start, end }, etag: `W/"${await digest(json.slice(0, start) + json.slice(idEnd))}"` };
+  // The bytes around the id are the UTF-8 of the text around it: the ETag it always had, with no text built again.
+  const etag = `W/"${await digest([bytes.subarray(0, start), bytes.subarray(end)])}"`;
+  return { bytes, bundleId: { start, end }, etag };
 }
 
 /**
@@ -98,6 +103,16 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   if (ifNoneMatch === undefined) return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+function concatenated(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.byteLength;
+  }
+  return whole;
 }
 
 function base64url(bytes: Uint8Array): string {

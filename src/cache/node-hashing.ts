@@ -3,14 +3,18 @@
  * per-process secret, a SHA-1 digest for ETags and a SHA-256 fingerprint of tokens, all several
  * times cheaper than Web Crypto's thread-pool round trip or a JS hash (docs/performance.md).
  */
-import { createHmac, hash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hash, randomBytes } from 'node:crypto';
 import type { Hashing } from './cache-key.ts';
 
 export function nodeHashing(): Hashing {
   const secret = randomBytes(32);
   return {
     callerOf: (token) => createHmac('sha256', secret).update(token).digest('base64url'),
-    digest: (text) => hash('sha1', text, 'base64url'),
+    digest: (parts) => {
+      const sha1 = createHash('sha1');
+      for (const part of parts) sha1.update(part);
+      return sha1.digest('base64url');
+    },
     // One call into OpenSSL, no object: ~0.6 µs against ~2 µs for the HMAC (docs/performance.md).
     fingerprintOf: (token) => hash('sha256', token, 'base64url'),
   };
