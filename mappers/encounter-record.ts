@@ -34,6 +34,25 @@ export function encounterRecordJson(encounter: FhirResource, context: MapContext
   const typeCoding = objects(type?.coding)[0];
   const period = object(encounter.period);
   const notes = notesByType(context.referencing('DocumentReference', self));
+  // Lists in plain loops, no closures: every encounter of an answer passes here.
+  const locations = new Joined();
+  for (const item of objects(encounter.location)) {
+    const location = object(item.location);
+    locations.add(displayName(context.resolve(referenceOf(location))) ?? text(location?.display));
+  }
+  const diagnosed = new Joined();
+  for (const condition of diagnoses(encounter, self, context)) diagnosed.add(conceptText(condition.code));
+  const performers = new Joined();
+  for (const participant of objects(encounter.participant)) {
+    const individual = object(participant.individual);
+    performers.add(text(individual?.display) ?? displayName(context.resolve(referenceOf(individual))));
+  }
+  const reasons = new Joined();
+  for (const request of context.referencing('ServiceRequest', self)) for (const reason of objects(request.reasonCode)) reasons.add(conceptText(reason));
+  const authors = new Joined();
+  for (const note of notes.all) {
+    for (const author of objects(note.author)) authors.add(text(author.display) ?? displayName(context.resolve(referenceOf(author))));
+  }
   // The patient's name as every legacy `subject.display` writes it (legacy-shape.ts).
   return `{"patient_name":${json(referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null)}` +
     `,"identifier":${json(text(objects(encounter.identifier)[0]?.value) ?? encounter.id)}` +
@@ -43,20 +62,14 @@ export function encounterRecordJson(encounter: FhirResource, context: MapContext
     `,"code_system_name":${json(ownEntry(CODE_SYSTEM_NAMES, text(typeCoding?.system)))}` +
     `,"admit_date":${json(context.time.timestamp(period?.start))}` +
     `,"discharge_date":${json(context.time.timestamp(period?.end))}` +
-    `,"location":${json(joined(objects(encounter.location).map((item) => {
-      const location = object(item.location);
-      return displayName(context.resolve(referenceOf(location))) ?? text(location?.display);
-    })))}` +
-    `,"encounter_diagnosis":${json(joined(diagnoses(encounter, self, context).map((condition) => conceptText(condition.code))))}` +
-    `,"performer":${json(joined(objects(encounter.participant).map((participant) => {
-      const individual = object(participant.individual);
-      return text(individual?.display) ?? displayName(context.resolve(referenceOf(individual)));
-    })))}` +
+    `,"location":${json(locations.text())}` +
+    `,"encounter_diagnosis":${json(diagnosed.text())}` +
+    `,"performer":${json(performers.text())}` +
     `,"consult_note":${json(notes.consult)}` +
     `,"history_and_physical_note":${json(notes.historyAndPhysical)}` +
-    `,"reason_for_referral":${json(joined(context.referencing('ServiceRequest', self).flatMap((request) => objects(request.reasonCode).map(conceptText))))}` +
+    `,"reason_for_referral":${json(reasons.text())}` +
     `,"progress_note":${json(notes.progress)}` +
-    `,"author":${json(joined(notes.all.flatMap((note) => objects(note.author).map((author) => text(author.display) ?? displayName(context.resolve(referenceOf(author)))))))}` +
+    `,"author":${json(authors.text())}` +
     `,"status":${json(text(encounter.status))}}`;
 }
 
@@ -83,9 +96,13 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
  * own `encounter` (US Core data records them that way round).
  */
 function diagnoses(encounter: FhirResource, self: string, context: MapContext): FhirResource[] {
-  const named = objects(encounter.diagnosis).map((diagnosis) => context.resolve(referenceOf(diagnosis.condition)));
-  const pointing = context.referencing('Condition', self).filter((condition) => referenceOf(condition.encounter) === self);
-  return [...new Set([...named, ...pointing])].filter((condition): condition is FhirResource => condition?.resourceType === 'Condition');
+  const found: FhirResource[] = [];
+  const add = (condition: FhirResource | undefined) => {
+    if (condition?.resourceType === 'Condition' && !found.includes(condition)) found.push(condition);
+  };
+  for (const diagnosis of objects(encounter.diagnosis)) add(context.resolve(referenceOf(diagnosis.condition)));
+  for (const condition of context.referencing('Condition', self)) if (referenceOf(condition.encounter) === self) add(condition);
+  return found;
 }
 
 /** The notes' texts by LOINC type (each in the order the upstream returned them), and every note. */
@@ -121,9 +138,12 @@ function notesByType(notes: FhirResource[]): NoteTexts {
       if (progress) texts.progress.push(value);
     }
   }
-  // Each note once, in upstream order; no de-duplication: hashing whole notes costs more than it saves.
-  const text = (list: string[]) => (list.length > 0 ? list.join('\n\n') : null);
-  return { consult: text(texts.consult), historyAndPhysical: text(texts.historyAndPhysical), progress: text(texts.progress), all: notes };
+  return { consult: noteList(texts.consult), historyAndPhysical: noteList(texts.historyAndPhysical), progress: noteList(texts.progress), all: notes };
+}
+
+/** Notes of one type: each once, in upstream order; no de-duplication (hashing whole notes costs more than it saves). */
+function noteList(list: string[]): string | null {
+  return list.length === 0 ? null : list.length === 1 ? list[0]! : list.join('\n\n');
 }
 
 /** Inline text is decoded; anything else is given by its URL. */
@@ -204,9 +224,13 @@ function conceptText(concept: unknown): string | undefined {
   return text(value?.text) ?? text(objects(value?.coding)[0]?.display) ?? text(objects(value?.coding)[0]?.code);
 }
 
-/** Distinct non-empty values joined; null when there are none. */
-function joined(values: (string | undefined)[]): string | null {
-  const present = values.filter((value): value is string => !!value);
-  if (present.length <= 1) return present[0] ?? null;
-  return [...new Set(present)].join('; ');
+/** Distinct non-empty values joined with `; ` in the order first seen; null when there are none. */
+class Joined {
+  readonly #values: string[] = [];
+  add(value: string | undefined): void {
+    if (value && !this.#values.includes(value)) this.#values.push(value);
+  }
+  text(): string | null {
+    return this.#values.length === 0 ? null : this.#values.length === 1 ? this.#values[0]! : this.#values.join('; ');
+  }
 }

@@ -18,9 +18,9 @@ export interface ValidatedRequest {
 /**
  * Requests remembered per generation: when one is full the previous is dropped, so what is asked
  * often stays (it is found in the previous one and remembered again) and the memory is bounded
- * (~2 × 2,000 entries of a few hundred bytes, outside the cache's byte bound: docs/performance.md).
+ * (at most 2 × 1,000 entries of ~800 bytes, outside the cache's byte bound: docs/performance.md).
  */
-const GENERATION_SIZE = 2000;
+const GENERATION_SIZE = 1000;
 
 export class ValidatedRequests {
   #current = new Map<string, ValidatedRequest>();
