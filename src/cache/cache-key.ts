@@ -20,9 +20,10 @@ export interface Hashing {
    */
   digest(parts: readonly Uint8Array[]): string | Promise<string>;
   /**
-   * Where the runtime has one at once (Node): a collision-resistant hash of a token (SHA-256) that
-   * names the caller in this process's memory only (the memo of validated requests), several times
-   * cheaper than `callerOf`. Never part of a cache key nor written anywhere: `callerOf` is.
+   * Where the runtime has one at once (Node): a keyed, collision-resistant hash of a token (SHA-256
+   * under another per-process secret) that names the caller in this process's memory only (the memo
+   * of validated requests), several times cheaper than `callerOf`. Never part of a cache key nor
+   * written anywhere: `callerOf` is.
    */
   fingerprintOf?(token: string): string;
 }

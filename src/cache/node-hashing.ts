@@ -8,6 +8,9 @@ import type { Hashing } from './cache-key.ts';
 
 export function nodeHashing(): Hashing {
   const secret = randomBytes(32);
+  // The fingerprint's key: another per-process secret, put before the token (one SHA-256, no HMAC
+  // object; length extension is no concern for a name that never leaves the process).
+  const fingerprintKey = randomBytes(32).toString('base64url');
   return {
     callerOf: (token) => createHmac('sha256', secret).update(token).digest('base64url'),
     digest: (parts) => {
@@ -16,6 +19,7 @@ export function nodeHashing(): Hashing {
       return sha1.digest('base64url');
     },
     // One call into OpenSSL, no object: ~0.6 µs against ~2 µs for the HMAC (docs/performance.md).
-    fingerprintOf: (token) => hash('sha256', token, 'base64url'),
+    // Keyed, so that no plain hash of a token is kept anywhere, even in memory.
+    fingerprintOf: (token) => hash('sha256', fingerprintKey + token, 'base64url'),
   };
 }
