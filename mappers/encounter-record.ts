@@ -23,40 +23,72 @@ const CODE_SYSTEM_NAMES: Record<string, string> = {
 /** Every field is a string or null; the value string is this object serialized as JSON. */
 export type EncounterRecord = Record<string, string | null>;
 
-export function encounterRecord(encounter: FhirResource, context: MapContext): EncounterRecord {
+/**
+ * The record as the JSON text `JSON.stringify` gives of it, written directly: the keys are fixed and
+ * in a fixed order, so only the values are serialized (each a string or null). Building an object
+ * for `JSON.stringify` was a quarter of an Encounter's mapping (docs/performance.md).
+ */
+export function encounterRecordJson(encounter: FhirResource, context: MapContext): string {
   const self = `Encounter/${encounter.id ?? ''}`;
   const type = objects(encounter.type)[0];
   const typeCoding = objects(type?.coding)[0];
   const period = object(encounter.period);
-  const notes = context.referencing('DocumentReference', self);
-  return {
-    // The patient's name as every legacy `subject.display` writes it (legacy-shape.ts).
-    patient_name: referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null,
-    identifier: orNull(text(objects(encounter.identifier)[0]?.value) ?? encounter.id),
-    name: orNull(text(type?.text) ?? text(typeCoding?.display)),
-    code: orNull(text(typeCoding?.code)),
-    code_system: orNull(text(typeCoding?.system)),
-    code_system_name: orNull(ownEntry(CODE_SYSTEM_NAMES, text(typeCoding?.system))),
-    admit_date: orNull(context.time.timestamp(period?.start)),
-    discharge_date: orNull(context.time.timestamp(period?.end)),
-    location: joined(objects(encounter.location).map((item) => {
-      const location = object(item.location);
-      return displayName(context.resolve(referenceOf(location))) ?? text(location?.display);
-    })),
-    encounter_diagnosis: joined(diagnoses(encounter, self, context).map((condition) => conceptText(condition.code))),
-    performer: joined(objects(encounter.participant).map((participant) => {
-      const individual = object(participant.individual);
-      return text(individual?.display) ?? displayName(context.resolve(referenceOf(individual)));
-    })),
-    consult_note: noteText(notes, NOTE_CODES.consult),
-    history_and_physical_note: noteText(notes, NOTE_CODES.historyAndPhysical),
-    reason_for_referral: joined(
-      context.referencing('ServiceRequest', self).flatMap((request) => objects(request.reasonCode).map(conceptText)),
-    ),
-    progress_note: noteText(notes, NOTE_CODES.progress),
-    author: joined(notes.flatMap((note) => objects(note.author).map((author) => text(author.display) ?? displayName(context.resolve(referenceOf(author)))))),
-    status: orNull(text(encounter.status)),
-  };
+  const notes = notesByType(context.referencing('DocumentReference', self));
+  // Lists in plain loops, no closures: every encounter of an answer passes here.
+  const locations = new Joined();
+  for (const item of objects(encounter.location)) {
+    const location = object(item.location);
+    locations.add(displayName(context.resolve(referenceOf(location))) ?? text(location?.display));
+  }
+  const diagnosed = new Joined();
+  for (const condition of diagnoses(encounter, self, context)) diagnosed.add(conceptText(condition.code));
+  const performers = new Joined();
+  for (const participant of objects(encounter.participant)) {
+    const individual = object(participant.individual);
+    performers.add(text(individual?.display) ?? displayName(context.resolve(referenceOf(individual))));
+  }
+  const reasons = new Joined();
+  for (const request of context.referencing('ServiceRequest', self)) for (const reason of objects(request.reasonCode)) reasons.add(conceptText(reason));
+  const authors = new Joined();
+  for (const note of notes.all) {
+    for (const author of objects(note.author)) authors.add(text(author.display) ?? displayName(context.resolve(referenceOf(author))));
+  }
+  // The patient's name as every legacy `subject.display` writes it (legacy-shape.ts).
+  return `{"patient_name":${json(referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null)}` +
+    `,"identifier":${json(text(objects(encounter.identifier)[0]?.value) ?? encounter.id)}` +
+    `,"name":${json(text(type?.text) ?? text(typeCoding?.display))}` +
+    `,"code":${json(text(typeCoding?.code))}` +
+    `,"code_system":${json(text(typeCoding?.system))}` +
+    `,"code_system_name":${json(ownEntry(CODE_SYSTEM_NAMES, text(typeCoding?.system)))}` +
+    `,"admit_date":${json(context.time.timestamp(period?.start))}` +
+    `,"discharge_date":${json(context.time.timestamp(period?.end))}` +
+    `,"location":${json(locations.text())}` +
+    `,"encounter_diagnosis":${json(diagnosed.text())}` +
+    `,"performer":${json(performers.text())}` +
+    `,"consult_note":${json(notes.consult)}` +
+    `,"history_and_physical_note":${json(notes.historyAndPhysical)}` +
+    `,"reason_for_referral":${json(reasons.text())}` +
+    `,"progress_note":${json(notes.progress)}` +
+    `,"author":${json(authors.text())}` +
+    `,"status":${json(text(encounter.status))}}`;
+}
+
+/** What JSON.stringify escapes in a string: quote, backslash, control characters, (lone) surrogates. */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A value of the record as JSON: a string serialized, null for anything not known. A string with
+ * nothing to escape is quoted as it is (what JSON.stringify gives, at half its cost for the short
+ * values); any other goes through JSON.stringify.
+ */
+function json(value: string | null | undefined): string {
+  if (value === null || value === undefined) return 'null';
+  return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+/** The record as an object (what encounterRecordJson writes), for readers that want its fields. */
+export function encounterRecord(encounter: FhirResource, context: MapContext): EncounterRecord {
+  return JSON.parse(encounterRecordJson(encounter, context)) as EncounterRecord;
 }
 
 /**
@@ -64,18 +96,54 @@ export function encounterRecord(encounter: FhirResource, context: MapContext): E
  * own `encounter` (US Core data records them that way round).
  */
 function diagnoses(encounter: FhirResource, self: string, context: MapContext): FhirResource[] {
-  const named = objects(encounter.diagnosis).map((diagnosis) => context.resolve(referenceOf(diagnosis.condition)));
-  const pointing = context.referencing('Condition', self).filter((condition) => referenceOf(condition.encounter) === self);
-  return [...new Set([...named, ...pointing])].filter((condition): condition is FhirResource => condition?.resourceType === 'Condition');
+  const found: FhirResource[] = [];
+  const add = (condition: FhirResource | undefined) => {
+    if (condition?.resourceType === 'Condition' && !found.includes(condition)) found.push(condition);
+  };
+  for (const diagnosis of objects(encounter.diagnosis)) add(context.resolve(referenceOf(diagnosis.condition)));
+  for (const condition of context.referencing('Condition', self)) if (referenceOf(condition.encounter) === self) add(condition);
+  return found;
 }
 
-/** The text of the notes of one LOINC type, in the order the upstream returned them. */
-function noteText(notes: FhirResource[], loincCode: string): string | null {
-  const ofType = notes.filter((note) => objects(object(note.type)?.coding).some((c) => c.system === LOINC && c.code === loincCode));
-  const texts = ofType.flatMap((note) => objects(note.content).map((content) => attachmentText(object(content.attachment))));
-  const present = texts.filter((value): value is string => !!value);
-  // Each note once, in upstream order; no de-duplication: hashing whole notes costs more than it saves.
-  return present.length > 0 ? present.join('\n\n') : null;
+/** The notes' texts by LOINC type (each in the order the upstream returned them), and every note. */
+interface NoteTexts {
+  consult: string | null;
+  historyAndPhysical: string | null;
+  progress: string | null;
+  all: FhirResource[];
+}
+
+/**
+ * The text of the notes of each LOINC type, in one pass over the notes (a note whose type names
+ * several of the codes counts for each); each note's inline text is decoded once.
+ */
+function notesByType(notes: FhirResource[]): NoteTexts {
+  const texts: Record<keyof typeof NOTE_CODES, string[]> = { consult: [], historyAndPhysical: [], progress: [] };
+  for (const note of notes) {
+    let consult = false;
+    let historyAndPhysical = false;
+    let progress = false;
+    for (const coding of objects(object(note.type)?.coding)) {
+      if (coding.system !== LOINC) continue;
+      if (coding.code === NOTE_CODES.consult) consult = true;
+      else if (coding.code === NOTE_CODES.historyAndPhysical) historyAndPhysical = true;
+      else if (coding.code === NOTE_CODES.progress) progress = true;
+    }
+    if (!consult && !historyAndPhysical && !progress) continue;
+    for (const content of objects(note.content)) {
+      const value = attachmentText(object(content.attachment));
+      if (!value) continue;
+      if (consult) texts.consult.push(value);
+      if (historyAndPhysical) texts.historyAndPhysical.push(value);
+      if (progress) texts.progress.push(value);
+    }
+  }
+  return { consult: noteList(texts.consult), historyAndPhysical: noteList(texts.historyAndPhysical), progress: noteList(texts.progress), all: notes };
+}
+
+/** Notes of one type: each once, in upstream order; no de-duplication (hashing whole notes costs more than it saves). */
+function noteList(list: string[]): string | null {
+  return list.length === 0 ? null : list.length === 1 ? list[0]! : list.join('\n\n');
 }
 
 /** Inline text is decoded; anything else is given by its URL. */
@@ -95,10 +163,42 @@ SEXTETS['-'.charCodeAt(0)] = 62;
 SEXTETS['_'.charCodeAt(0)] = 63;
 
 /**
- * Decodes base64 UTF-8 text with a table: atob plus a copy loop was the largest cost of mapping an
- * Encounter (docs/performance.md). Undefined for anything that is not base64.
+ * Decodes base64 UTF-8 text; undefined for anything that is not base64. `atob` (native) where its
+ * answer is the table decoder's: data without whitespace (atob skips it, the table refuses it; a
+ * skipped character shows in the decoded length, see below) whose bytes are ASCII (then the binary
+ * string is the text); the table decoder for the rest (URL-safe alphabet, odd lengths, UTF-8
+ * beyond ASCII). Same text either way, ~3× faster for the usual note (docs/performance.md).
  */
 function decodeBase64Utf8(data: string): string | undefined {
+  let binary: string | undefined;
+  try {
+    binary = atob(data);
+  } catch {
+    binary = undefined; // not what atob reads: the table decoder decides
+  }
+  if (binary !== undefined && isAscii(binary)) {
+    let digits = data.length;
+    while (digits > 0 && data.charCodeAt(digits - 1) === 61 /* = */) digits -= 1;
+    // Without whitespace atob decodes every digit: floor(digits × 3/4) bytes. Each whitespace it
+    // skipped takes 6 bits off, which shows in that count except for one skipped at digits ≡ 1
+    // (mod 4): a count no base64 without whitespace has (atob refuses it).
+    if (binary.length === Math.floor((digits * 3) / 4) && digits % 4 !== 1) return binary;
+  }
+  return decodeWithTable(data);
+}
+
+function isAscii(text: string): boolean {
+  return !BEYOND_ASCII.test(text);
+}
+
+/** A character of a binary string (atob's: every one below 256) that is no ASCII. */
+const BEYOND_ASCII = /[\u0080-\u00ff]/;
+
+/**
+ * Decodes base64 UTF-8 text with a table (the standard and URL-safe alphabets, trailing `=`
+ * ignored); undefined for anything else. atob plus a copy loop was slower for text beyond ASCII.
+ */
+function decodeWithTable(data: string): string | undefined {
   let end = data.length;
   while (end > 0 && data.charCodeAt(end - 1) === 61 /* = */) end -= 1;
   const bytes = new Uint8Array(Math.floor((end * 3) / 4));
@@ -124,13 +224,13 @@ function conceptText(concept: unknown): string | undefined {
   return text(value?.text) ?? text(objects(value?.coding)[0]?.display) ?? text(objects(value?.coding)[0]?.code);
 }
 
-/** Distinct non-empty values joined; null when there are none. */
-function joined(values: (string | undefined)[]): string | null {
-  const present = values.filter((value): value is string => !!value);
-  if (present.length <= 1) return present[0] ?? null;
-  return [...new Set(present)].join('; ');
-}
-
-function orNull(value: string | undefined): string | null {
-  return value ?? null;
+/** Distinct non-empty values joined with `; ` in the order first seen; null when there are none. */
+class Joined {
+  readonly #values: string[] = [];
+  add(value: string | undefined): void {
+    if (value && !this.#values.includes(value)) this.#values.push(value);
+  }
+  text(): string | null {
+    return this.#values.length === 0 ? null : this.#values.length === 1 ? this.#values[0]! : this.#values.join('; ');
+  }
 }

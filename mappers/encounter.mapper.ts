@@ -8,7 +8,7 @@ import {
   legacyMeta, metaSchema, object, objects, ownEntry, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
   type Json,
 } from './fhir-values.ts';
-import { encounterRecord } from './encounter-record.ts';
+import { encounterRecordJson } from './encounter-record.ts';
 import { defineShape, type MapContext } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';
 
@@ -72,7 +72,7 @@ export const encounterShape = defineShape({
       resourceType: 'Encounter',
       id: encounter.id ?? null,
       meta: legacyMeta(encounter),
-      identifier: [{ type: RECORD_IDENTIFIER_TYPE, system: null, value: JSON.stringify(encounterRecord(encounter, context)) }],
+      identifier: [{ type: RECORD_IDENTIFIER_TYPE, system: null, value: encounterRecordJson(encounter, context) }],
       status: text(encounter.status) ?? null,
       class: encounterClass
         ? {

@@ -9,10 +9,17 @@ import { datePart, isObject, normalizeReference, ownEntry, type FhirResource, ty
 export { datePart, isObject, normalizeReference, ownEntry, type Json };
 
 
-/** The value as an array of objects ([] for anything else). */
-export function objects(value: unknown): Json[] {
-  return Array.isArray(value) ? value.filter(isObject) : [];
+/**
+ * The value as an array of objects ([] for anything else), for reading only: the array itself when
+ * every item is an object (no copy: mappers call this for every list of every record).
+ */
+export function objects(value: unknown): readonly Json[] {
+  if (!Array.isArray(value)) return NO_OBJECTS;
+  for (const item of value) if (!isObject(item)) return value.filter(isObject);
+  return value as Json[];
 }
+
+const NO_OBJECTS: readonly Json[] = Object.freeze([]);
 
 export function object(value: unknown): Json | undefined {
   return isObject(value) ? value : undefined;
@@ -32,9 +39,18 @@ export function referenceOf(value: unknown): string | undefined {
 export function timestampWithMillis(value: unknown): string | undefined {
   const written = text(value);
   if (!written) return undefined;
-  const time = Date.parse(written);
-  return Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
+  let form = withMillis.get(written);
+  if (form === undefined) {
+    const time = Date.parse(written);
+    form = Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
+    // Remembered (an answer's records share their lastUpdated); bounded, starting again when full.
+    if (withMillis.size >= 20_000) withMillis.clear();
+    withMillis.set(written, form);
+  }
+  return form;
 }
+
+const withMillis = new Map<string, string>();
 
 /** `[{reference, display}]` from a list of FHIR References (those without a reference are skipped). */
 export function displayedReferences(value: unknown): Json[] {
@@ -75,15 +91,27 @@ export function displayName(resource: FhirResource | undefined): string | undefi
 
 /** `{system, code, display?}` codings of a CodeableConcept: display only when written (spec 2: optional). */
 export function codings(concept: unknown): Json[] {
-  return objects(object(concept)?.coding).map((coding) =>
-    withDefined({ system: text(coding.system) ?? null, code: text(coding.code) ?? null, display: text(coding.display) }),
-  );
+  return objects(object(concept)?.coding).map((coding) => {
+    // Members in this order, `display` only when written (built directly: no copy without the undefined ones).
+    const legacy: Json = { system: text(coding.system) ?? null, code: text(coding.code) ?? null };
+    const display = text(coding.display);
+    if (display !== undefined) legacy.display = display;
+    return legacy;
+  });
 }
 
 /** The legacy CodeableConcept `{coding: [coding], text?}` (spec 2 notation); undefined when not written. */
 export function legacyConcept(value: unknown): Json | undefined {
   const concept = object(value);
-  return concept ? withDefined({ coding: codings(concept), text: text(concept.text) }) : undefined;
+  return concept ? conceptWith(codings(concept), concept) : undefined;
+}
+
+/** `{coding, text?}`: the given codings and the concept's text when it has one. */
+export function conceptWith(coding: Json[], concept: Json): Json {
+  const legacy: Json = { coding };
+  const written = text(concept.text);
+  if (written !== undefined) legacy.text = written;
+  return legacy;
 }
 
 /** `{system, code}` codings only (the legacy shapes that show no display). */

@@ -63,10 +63,14 @@ export function patientName(value: unknown, context: MapContext, separator: stri
   return text(object(value)?.display) ?? separator;
 }
 
+/** What `referencing` answers when nothing names the target (shared: callers only read it). */
+const NONE: FhirResource[] = [];
+
 /** Builds the MapContext for one upstream answer: every resource indexed by `Type/id` and by what it references. */
 export function createMapContext(resources: readonly FhirResource[], time: LegacyTime = UTC_LEGACY_TIME): MapContext {
   const byReference = new Map<string, FhirResource>();
-  const referencers = new Map<string, FhirResource[]>();
+  // Resource type → target → the resources of that type naming it: no key string built per lookup.
+  const referencers = new Map<string, Map<string, FhirResource[]>>();
   for (const resource of resources) {
     if (resource.id) byReference.set(`${resource.resourceType}/${resource.id}`, resource);
   }
@@ -74,11 +78,13 @@ export function createMapContext(resources: readonly FhirResource[], time: Legac
   let indexed = false;
   const indexReferencers = (): void => {
     for (const resource of resources) {
-      for (const target of new Set(referencesIn(resource))) {
-        const key = `${resource.resourceType}>${target}`;
-        const list = referencers.get(key) ?? [];
-        list.push(resource);
-        referencers.set(key, list);
+      let ofType = referencers.get(resource.resourceType);
+      if (ofType === undefined) referencers.set(resource.resourceType, (ofType = new Map()));
+      for (const target of referencesIn(resource)) {
+        const list = ofType.get(target);
+        if (list === undefined) ofType.set(target, [resource]);
+        // Each resource once per target, however often it names it (it was added last if at all).
+        else if (list[list.length - 1] !== resource) list.push(resource);
       }
     }
     indexed = true;
@@ -91,14 +97,15 @@ export function createMapContext(resources: readonly FhirResource[], time: Legac
     },
     referencing(type, target) {
       if (!indexed) indexReferencers();
-      return referencers.get(`${type}>${target}`) ?? [];
+      return referencers.get(type)?.get(target) ?? NONE;
     },
   };
 }
 
 /**
- * Every `reference` string inside a resource, normalized to `Type/id`. Walked with an explicit
- * stack: an upstream body nested deeper than the call stack must not crash the request.
+ * Every `reference` string inside a resource, normalized to `Type/id` (repeats included). Walked
+ * with an explicit stack: an upstream body nested deeper than the call stack must not crash the
+ * request. Plain loops (no entries arrays, no spreads): every resource of an answer passes here.
  */
 function referencesIn(resource: unknown): string[] {
   const found: string[] = [];
@@ -106,9 +113,11 @@ function referencesIn(resource: unknown): string[] {
   while (pending.length > 0) {
     const value = pending.pop();
     if (Array.isArray(value)) {
-      pending.push(...value);
+      for (let at = value.length - 1; at >= 0; at -= 1) pending.push(value[at]);
     } else if (isObject(value)) {
-      for (const [key, member] of Object.entries(value)) {
+      // for…in over a JSON object: its own members, as Object.entries (JSON.parse makes no inherited enumerable ones).
+      for (const key in value) {
+        const member = value[key];
         if (key === 'reference') {
           const ref = normalizeReference(member);
           if (ref) found.push(ref);

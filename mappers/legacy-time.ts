@@ -108,35 +108,57 @@ export function createLegacyTime(zone: string): LegacyTime {
     const instant = instantOf(read);
     return formatTimestamp(instant, offsets.offsetMinutesAt(instant));
   };
-  // A search repeats its timestamps (issued = effective, one encounter's many results): remembered.
-  const remembered = new Map<string, string>();
+  // A search repeats its times (issued = effective, one encounter's many results): each form remembered.
+  const timestamps = new Memo();
+  const writtenDateTimes = new Memo();
+  const dates = new Memo();
   return {
     zone,
     timestamp(value) {
       if (typeof value !== 'string') return undefined;
-      let written = remembered.get(value);
-      if (written === undefined) {
-        const read = readFhirDateTime(value);
-        written = read && read.precision >= 3 ? legacyForm(read) : value;
-        if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-        remembered.set(value, written);
-      }
-      return written;
+      const known = timestamps.get(value);
+      if (known !== undefined) return known;
+      const read = readFhirDateTime(value);
+      return timestamps.set(value, read && read.precision >= 3 ? legacyForm(read) : value);
     },
     writtenDateTime(value) {
       if (typeof value !== 'string') return value;
+      const known = writtenDateTimes.get(value);
+      if (known !== undefined) return known;
       const read = readFhirDateTime(value);
-      return read?.precision === 4 ? legacyForm(read) : value;
+      return writtenDateTimes.set(value, read?.precision === 4 ? legacyForm(read) : value);
     },
     date(value) {
       if (typeof value !== 'string') return undefined;
+      const known = dates.get(value);
+      if (known !== undefined) return known === NO_DATE ? undefined : known;
       const read = readFhirDateTime(value);
-      if (!read || read.precision < 3) return undefined;
-      if (read.precision === 3) return value;
-      const instant = instantOf(read);
-      return new Date(instant + offsets.offsetMinutesAt(instant) * MINUTE).toISOString().slice(0, 10);
+      let date: string | undefined;
+      if (read && read.precision === 3) date = value;
+      else if (read && read.precision === 4) {
+        const instant = instantOf(read);
+        date = new Date(instant + offsets.offsetMinutesAt(instant) * MINUTE).toISOString().slice(0, 10);
+      }
+      dates.set(value, date ?? NO_DATE);
+      return date;
     },
   };
+}
+
+/** What `dates` remembers for a value that has no local date. */
+const NO_DATE = '';
+
+/** Answers remembered by the text they were computed from; the memory starts again when full. */
+class Memo {
+  readonly #answers = new Map<string, string>();
+  get(value: string): string | undefined {
+    return this.#answers.get(value);
+  }
+  set(value: string, answer: string): string {
+    if (this.#answers.size >= MAX_REMEMBERED) this.#answers.clear();
+    this.#answers.set(value, answer);
+    return answer;
+  }
 }
 
 /** The zone when `LEGACY_TIME_ZONE` is unset. */

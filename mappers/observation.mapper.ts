@@ -6,8 +6,8 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, codings, codingSchema, effectiveTimestamp, legacyConcept, object, objects, patientReferenceSchema,
-  systemCodes, systemCodeSchema, text, withDefined,
+  codeableConceptSchema, codings, codingSchema, conceptWith, effectiveTimestamp, legacyConcept, object, objects, patientReferenceSchema,
+  systemCodes, systemCodeSchema, text,
 } from './fhir-values.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';
@@ -20,8 +20,11 @@ const PASSED_THROUGH_VALUES = [
 
 /** One component: its code in the legacy form, its value[x] as FHIR writes it. */
 function component(part: Record<string, unknown>): Record<string, unknown> {
-  const values = Object.fromEntries(Object.entries(part).filter(([key]) => key.startsWith('value') || key === 'dataAbsentReason'));
-  return { code: legacyConcept(part.code) ?? null, ...values };
+  const legacy: Record<string, unknown> = { code: legacyConcept(part.code) ?? null };
+  // A loop, not entries/fromEntries: every component of every Observation passes here. Only
+  // `value…` and `dataAbsentReason` are copied, so no key can be `__proto__`.
+  for (const key in part) if (key.startsWith('value') || key === 'dataAbsentReason') legacy[key] = part[key];
+  return legacy;
 }
 
 export const observationShape = defineShape({
@@ -49,18 +52,17 @@ export const observationShape = defineShape({
       id: observation.id ?? null,
       status: text(observation.status) ?? null,
       issued: context.time.timestamp(observation.issued) ?? null,
-      category: objects(observation.category).map((c) => withDefined({ coding: codings(c), text: text(c.text) })),
+      category: objects(observation.category).map((c) => conceptWith(codings(c), c)),
       code: legacyConcept(observation.code) ?? null,
       subject: patientReference(observation.subject, context) ?? null,
       effectiveDateTime: context.time.timestamp(effectiveTimestamp(observation)) ?? null,
-      valueCodeableConcept: concept ? withDefined({ coding: systemCodes(concept), text: text(concept.text) }) : null,
+      valueCodeableConcept: concept ? conceptWith(systemCodes(concept), concept) : null,
     };
-    const beyondSpec = {
-      ...Object.fromEntries(PASSED_THROUGH_VALUES.map((key) => [key, observation[key]])),
-      dataAbsentReason: absent ? withDefined({ coding: codings(absent), text: text(absent.text) }) : undefined,
-      // A blood pressure's values live in its components: passed through so none is lost.
-      component: Array.isArray(observation.component) ? objects(observation.component).map(component) : undefined,
-    };
-    return { ...legacy, ...withDefined(beyondSpec) };
+    // Beyond the spec: after its members, in this order, each only when the upstream has it.
+    for (const key of PASSED_THROUGH_VALUES) if (observation[key] !== undefined) legacy[key] = observation[key];
+    if (absent) legacy.dataAbsentReason = conceptWith(codings(absent), absent);
+    // A blood pressure's values live in its components: passed through so none is lost.
+    if (Array.isArray(observation.component)) legacy.component = objects(observation.component).map(component);
+    return legacy;
   },
 });

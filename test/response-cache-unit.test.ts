@@ -10,7 +10,7 @@ import { FacadeError } from '../src/errors.ts';
 import { silentLogger } from '../src/log.ts';
 import { Metrics } from '../src/metrics.ts';
 
-const body = (text: string): StoredBody => ({ before: text, after: undefined, etag: `W/"${text}"` });
+const body = (text: string): StoredBody => ({ bytes: new TextEncoder().encode(text), bundleId: undefined, etag: `W/"${text}"` });
 
 function cacheAt(clock: { now: number }, options: Partial<ConstructorParameters<typeof ResponseCache>[0]> = {}) {
   return new ResponseCache({ maxBytes: 1_000_000, ttlMs: 100, staleMs: 50, now: () => clock.now, ...options });

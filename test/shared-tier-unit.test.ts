@@ -18,7 +18,7 @@ import type { Logger } from '../src/log.ts';
 const SECRET = 'unit-test-cache-secret-0123456789abcdef';
 const KEY = 'callerhash|DiagnosticReport.search|patient=123';
 const bytes = (text: string) => new TextEncoder().encode(text);
-const body = (text: string): StoredBody => ({ before: text, after: undefined, etag: `W/"${text}"` });
+const body = (text: string): StoredBody => ({ bytes: bytes(text), bundleId: undefined, etag: `W/"${text}"` });
 
 /** A tier in memory; `hang` makes every operation wait forever, `fail` reject at once. */
 function memoryTier(): SharedTier & { entries: Map<string, Uint8Array<ArrayBuffer>>; mode: 'up' | 'hang' | 'fail'; calls: number } {
@@ -84,12 +84,21 @@ describe('EntryCipher', () => {
 });
 
 describe('the stored entry codec', () => {
-  it('gives back what it was given, split bodies, record ids and all of Unicode included', () => {
+  it('gives back what it was given, the Bundle id\'s place, record ids and all of Unicode included', () => {
+    const bundle = '{"resourceType":"Bundle","id":"0123456789abcdef0123456789abcdef","entry":[{"name":"Zoë 👩‍⚕️ \\"q\\""}]}';
     const entries = [
-      { body: { before: '{"resourceType":"Bundle","id":"', after: '","entry":[{"name":"Zoë 👩‍⚕️ \\"q\\""}]}', etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] }, storedAt: 1_700_000_000_123 },
-      { body: { before: '[]', after: undefined, etag: 'W/"e"' }, storedAt: 5 },
+      { body: { bytes: bytes(bundle), bundleId: { start: 31, end: 63 }, etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] }, storedAt: 1_700_000_000_123 },
+      { body: { bytes: bytes('[]'), bundleId: undefined, etag: 'W/"e"' }, storedAt: 5 },
     ];
     for (const entry of entries) expect(decodeStoredEntry(encodeStoredEntry(entry))).toEqual(entry);
+  });
+
+  it('refuses a Bundle id placed outside the body, and an entry of the earlier layout', () => {
+    const outside = encodeStoredEntry({ body: { bytes: bytes('{"a":1}'), bundleId: { start: 2, end: 40 }, etag: 'W/"x"' }, storedAt: 1 });
+    expect(decodeStoredEntry(outside)).toBeUndefined();
+    const head = bytes(JSON.stringify({ v: 1, storedAt: 1, etag: 'W/"x"', beforeBytes: 2, afterBytes: null }));
+    const earlier = new Uint8Array([0, 0, 0, head.length, ...head, ...bytes('[]')]);
+    expect(decodeStoredEntry(earlier)).toBeUndefined();
   });
 
   it('refuses bytes that are no whole entry', () => {

@@ -1,8 +1,9 @@
 /**
  * The servers of the benchmark, in a child process so the load generator does not share their event
  * loop: a fast canned FHIR upstream, the facade with and without its cache, a bare undici
- * pass-through proxy, and Hono serving the facade's answer pre-serialized (the ceiling). Prints their
- * URLs as one JSON line, then answers `rss` messages with its peak RSS.
+ * pass-through proxy, a naive parse-map-serialize proxy, and Hono serving the facade's answers as
+ * pre-encoded bytes (the ceilings). Prints their URLs as one JSON line (ServerUrls), then answers
+ * `cpu` (its CPU time so far, µs), `memory` (after a full GC) and `stop`.
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -10,39 +11,23 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { parseConfig } from '../../src/config.ts';
-import { generateSyntheticBundles } from '../../src/embedded/seed/generate.ts';
 import { startService } from '../../src/entry/node/node-service.ts';
-
-import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LEGACY_PATH } from './constants.ts';
-
-/** A realistic upstream answer: 20 DiagnosticReports of a generated patient, as a searchset (~20 KB). */
-function upstreamBundle(): string {
-  const reports = generateSyntheticBundles({ patients: 1 })
-    .flatMap((bundle) => bundle.entry ?? [])
-    .map((entry) => entry.resource)
-    .filter((resource) => resource?.resourceType === 'DiagnosticReport')
-    .slice(0, 20)
-    .map((resource, index) => ({ ...resource, id: String(index + 1), subject: { reference: 'Patient/1' }, meta: { versionId: '1', lastUpdated: '2025-01-01T00:00:00Z' } }));
-  return JSON.stringify({
-    resourceType: 'Bundle',
-    type: 'searchset',
-    total: reports.length,
-    entry: reports.map((resource) => ({ fullUrl: `http://upstream/fhir/DiagnosticReport/${resource.id}`, resource, search: { mode: 'match' } })),
-  });
-}
+import { CACHE_MAX_BYTES, EMPTY_PATIENTS_FROM, LARGE_LEGACY_PATH, LARGE_PATIENT, LEGACY_PATH, type ServerMemory, type ServerUrls } from './constants.ts';
+import { startNaiveProxy } from './naive-proxy.ts';
+import { emptyBundle, largeBundle, usualBundle } from './upstream-data.ts';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const bundle = upstreamBundle();
-const emptyBundle = JSON.stringify({ resourceType: 'Bundle', type: 'searchset', total: 0, entry: [] });
+const bundle = usualBundle('1');
+const large = largeBundle('1');
 const upstream = await listen(
   createServer((req, res) => {
     const patient = Number(/patient=Patient%2F(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
     res.writeHead(200, { 'content-type': 'application/fhir+json' });
-    res.end(patient >= EMPTY_PATIENTS_FROM ? emptyBundle : bundle);
+    res.end(patient >= EMPTY_PATIENTS_FROM ? emptyBundle : patient === LARGE_PATIENT ? large : bundle);
   }),
 );
 
@@ -66,22 +51,36 @@ const passThrough = await listen(
     );
   }),
 );
+const naive = await startNaiveProxy(upstream);
 
-// The ceiling: the facade's own answer, served as pre-serialized bytes by Hono.
-const legacyBytes = await (await fetch(`${uncached.url}${LEGACY_PATH}`)).text();
-const ceilingApp = new Hono().get('*', (c) => c.body(legacyBytes, 200, { 'content-type': 'application/json; charset=utf-8' }));
-const ceiling = await new Promise<string>((resolve) => {
-  const server = serve({ fetch: ceilingApp.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(`http://127.0.0.1:${info.port}`));
-  void server;
-});
+/** The ceiling of a hit: the facade's own answer, pre-encoded, served by Hono with nothing else to do. */
+async function ceilingOf(path: string): Promise<{ url: string; bytes: number }> {
+  const bytes = new Uint8Array(await (await fetch(`${uncached.url}${path}`)).arrayBuffer());
+  const app = new Hono().get('*', (c) => c.body(bytes, 200, { 'content-type': 'application/json; charset=utf-8' }));
+  const url = await new Promise<string>((resolve) => {
+    serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+  });
+  return { url, bytes: bytes.byteLength };
+}
+const ceiling = await ceilingOf(LEGACY_PATH);
+const largeCeiling = await ceilingOf(LARGE_LEGACY_PATH);
 
-console.log(JSON.stringify({ upstream, cached: cached.url, uncached: uncached.url, passThrough, ceiling, bodyBytes: legacyBytes.length, upstreamBytes: bundle.length }));
+const urls: ServerUrls = {
+  upstream, cached: cached.url, uncached: uncached.url, passThrough, naive, ceiling: ceiling.url, largeCeiling: largeCeiling.url,
+  bodyBytes: ceiling.bytes, largeBodyBytes: largeCeiling.bytes, upstreamBytes: bundle.length,
+};
+console.log(JSON.stringify(urls));
 process.on('message', (message) => {
-  if (message === 'rss') {
-    // After a full collection (the child runs with --expose-gc), heapUsed is what is really held.
+  if (message === 'cpu') {
+    const cpu = process.cpuUsage();
+    process.send?.(cpu.user + cpu.system);
+  }
+  if (message === 'memory') {
+    // After a full collection (the child runs with --expose-gc), what is used is what is really held.
     (globalThis as { gc?: () => void }).gc?.();
     const memory = process.memoryUsage();
-    process.send?.({ peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed });
+    const usage: ServerMemory = { peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed + memory.arrayBuffers };
+    process.send?.(usage);
   }
   if (message === 'stop') process.exit(0);
 });

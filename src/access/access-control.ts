@@ -40,8 +40,9 @@ export interface AccessControl {
   /**
    * Validates the caller and narrows the request to what it may read (401, 403). Runs before the
    * cache. `identified` is told the caller as soon as the token is good, so a refusal is audited with its subject.
+   * Passthrough admits at once (no promise), so a cache hit needs no turn of the event loop.
    */
-  admit(prepared: PreparedRequest, identified?: (caller: Caller) => void): Promise<PreparedRequest>;
+  admit(prepared: PreparedRequest, identified?: (caller: Caller) => void): PreparedRequest | Promise<PreparedRequest>;
   upstream: UpstreamCaller;
 }
 
@@ -50,7 +51,7 @@ export const UNRESTRICTED: RequestAccess = { caller: undefined, visible: (_, rec
 
 export const passthroughAccess: AccessControl = {
   mode: 'passthrough',
-  admit: async (prepared) => prepared,
+  admit: (prepared) => prepared,
   upstream: (callerToken, call) => call(callerToken),
 };
 

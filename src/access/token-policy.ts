@@ -10,7 +10,11 @@ import type { AuthPolicy } from '../route-types.ts';
  * once must agree: two different credentials in one request are refused rather than guessed at.
  */
 export function callerToken(query: URLSearchParams, authorization: string | undefined): string | undefined {
-  const fromQuery = query.getAll('access_token');
+  return tokenOf(query.getAll('access_token'), authorization);
+}
+
+/** {@link callerToken} from the `access_token` values already read from the query (src/pipeline/raw-query.ts). */
+export function tokenOf(fromQuery: readonly string[], authorization: string | undefined): string | undefined {
   if (fromQuery.length > 1) throw new FacadeError('bad-parameter', 'access_token may be given only once');
   const queryToken = fromQuery[0]?.trim() || undefined;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');

@@ -3,9 +3,10 @@
  * fields and the stored layout, so a change of StoredBody touches this pair of functions only.
  * The bytes are sealed (entry-cipher.ts) before they leave the process.
  *
- * Layout (version 1): a 4-byte big-endian length, a JSON header of that many bytes (storedAt,
- * ETag, record ids and the two body parts' byte lengths), then the body parts as UTF-8, unescaped:
+ * Layout (version 2): a 4-byte big-endian length, a JSON header of that many bytes (storedAt,
+ * ETag, record ids, the body's length and where its Bundle id is), then the body's bytes as sent:
  * JSON-escaping a 24 KB body of quotes would cost more than the rest of the encoding together.
+ * Version 1 (the body in two strings around the Bundle id) is read as a miss.
  */
 import type { StoredBody } from './response-cache.ts';
 
@@ -16,13 +17,13 @@ export interface StoredEntry {
 }
 
 interface Header {
-  v: 1;
+  v: 2;
   storedAt: number;
   etag: string;
   resourceIds?: readonly string[];
-  beforeBytes: number;
-  /** null: the body has no Bundle id to refresh (StoredBody.after undefined). */
-  afterBytes: number | null;
+  bodyBytes: number;
+  /** [start, end) of the Bundle id in the body; null: the body has none (StoredBody.bundleId undefined). */
+  bundleId: [number, number] | null;
 }
 
 const encoder = new TextEncoder();
@@ -30,33 +31,43 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The entry as bytes. */
 export function encodeStoredEntry({ body, storedAt }: StoredEntry): Uint8Array<ArrayBuffer> {
-  const before = encoder.encode(body.before);
-  const after = body.after === undefined ? undefined : encoder.encode(body.after);
-  const header: Header = { v: 1, storedAt, etag: body.etag, resourceIds: body.resourceIds, beforeBytes: before.length, afterBytes: after?.length ?? null };
+  const place = body.bundleId;
+  const header: Header = { v: 2, storedAt, etag: body.etag, resourceIds: body.resourceIds, bodyBytes: body.bytes.byteLength, bundleId: place === undefined ? null : [place.start, place.end] };
   const head = encoder.encode(JSON.stringify(header));
-  const bytes = new Uint8Array(4 + head.length + before.length + (after?.length ?? 0));
+  const bytes = new Uint8Array(4 + head.length + body.bytes.byteLength);
   new DataView(bytes.buffer).setUint32(0, head.length);
   bytes.set(head, 4);
-  bytes.set(before, 4 + head.length);
-  if (after !== undefined) bytes.set(after, 4 + head.length + before.length);
+  bytes.set(body.bytes, 4 + head.length);
   return bytes;
 }
 
-/** The entry those bytes hold; undefined for anything that is not a whole version-1 entry. */
+/** The entry those bytes hold; undefined for anything that is not a whole version-2 entry. */
 export function decodeStoredEntry(bytes: Uint8Array): StoredEntry | undefined {
   try {
     if (bytes.length < 4) return undefined;
     const headLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
+    if (4 + headLength > bytes.length) return undefined;
     const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headLength))) as Header;
-    const start = 4 + headLength;
-    const afterBytes = header.afterBytes ?? 0;
-    if (header.v !== 1 || typeof header.storedAt !== 'number' || typeof header.etag !== 'string' || bytes.length !== start + header.beforeBytes + afterBytes) return undefined;
-    const before = decoder.decode(bytes.subarray(start, start + header.beforeBytes));
-    const after = header.afterBytes === null ? undefined : decoder.decode(bytes.subarray(start + header.beforeBytes));
-    const body: StoredBody = { before, after, etag: header.etag };
+    const bodyStart = 4 + headLength;
+    if (header.v !== 2 || typeof header.storedAt !== 'number' || typeof header.etag !== 'string' || bytes.length !== bodyStart + header.bodyBytes) return undefined;
+    // A copy of its own: the stored bytes are shared by every response and must not pin the whole read buffer.
+    const bodyBytes = bytes.slice(bodyStart);
+    const bundleId = bundleIdIn(header.bundleId, bodyBytes.byteLength);
+    if (bundleId === false) return undefined;
+    const body: StoredBody = { bytes: bodyBytes, bundleId, etag: header.etag };
     if (Array.isArray(header.resourceIds)) body.resourceIds = header.resourceIds;
     return { body, storedAt: header.storedAt };
   } catch {
     return undefined; // not UTF-8, not JSON: written by something else
   }
+}
+
+/** The Bundle id's place from a header, false when it does not fit in a body of `length` bytes. */
+function bundleIdIn(place: unknown, length: number): StoredBody['bundleId'] | false {
+  if (place === null) return undefined;
+  if (!Array.isArray(place) || place.length !== 2) return false;
+  const [start, end] = place as unknown[];
+  if (!Number.isInteger(start) || !Number.isInteger(end)) return false;
+  const [from, to] = [start as number, end as number];
+  return from >= 0 && from <= to && to <= length ? { start: from, end: to } : false;
 }

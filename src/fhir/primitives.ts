@@ -25,12 +25,28 @@ export function ownEntry<T>(table: Readonly<Record<string, T>> | undefined, key:
   return table !== undefined && key !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-/** `Type/id` from a relative, absolute or versioned FHIR reference; undefined for other forms. */
+/**
+ * `Type/id` from a relative, absolute or versioned FHIR reference; undefined for other forms.
+ * Remembered: every mapper reads references, and an answer repeats the same ones (its patient, its
+ * encounters); a regular expression per reference was a tenth of mapping (docs/performance.md).
+ */
 export function normalizeReference(reference: unknown): string | undefined {
   if (typeof reference !== 'string') return undefined;
+  const known = normalized.get(reference);
+  if (known !== undefined || normalized.has(reference)) return known;
   const match = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(reference);
-  return match ? `${match[1]}/${match[2]}` : undefined;
+  const result = match ? `${match[1]}/${match[2]}` : undefined;
+  // Bounded: long references are not kept, and the memory starts again when full.
+  if (reference.length <= MAX_REMEMBERED_REFERENCE) {
+    if (normalized.size >= MAX_REMEMBERED_REFERENCES) normalized.clear();
+    normalized.set(reference, result);
+  }
+  return result;
 }
+
+const normalized = new Map<string, string | undefined>();
+const MAX_REMEMBERED_REFERENCES = 20_000;
+const MAX_REMEMBERED_REFERENCE = 256;
 
 /** `YYYY-MM-DD` as written in a FHIR date, dateTime or instant (no time-zone conversion). */
 export function datePart(value: unknown): string | undefined {

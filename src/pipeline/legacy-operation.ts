@@ -7,7 +7,7 @@ import { ownEntry } from '../fhir/primitives.ts';
 import { createMapContext, type LegacyShape, type MapContext } from '../../mappers/legacy-shape.ts';
 import type { LegacyTime } from '../../mappers/legacy-time.ts';
 import { FacadeError } from '../errors.ts';
-import { parseLegacyParams, parseRecordId, type LegacyParams } from '../params.ts';
+import { PARAMETERS, parseLegacyParams, parseRecordId, type LegacyParams, type ParamName } from '../params.ts';
 import type { ReadRoute, Route, SearchRoute } from '../route-types.ts';
 import type { SiteCodes } from '../site-codes.ts';
 import type { FhirClient, FhirResource } from '../upstream/fhir-client.ts';
@@ -76,6 +76,22 @@ export function prepareRequest(route: Route, request: LegacyRequest): PreparedRe
  * fixed order. Equal requests give equal keys whatever their parameter order or spelling in the URL.
  */
 export function canonicalRequestKey(prepared: PreparedRequest): string {
+  const params: [string, unknown][] = [];
+  // The catalog's names in a fixed order instead of sorting each request's entries: the same key.
+  for (const name of PARAMETER_ORDER) {
+    if (!Object.hasOwn(prepared.params, name)) continue;
+    const value: unknown = prepared.params[name];
+    params.push([name, Array.isArray(value) ? [...(value as string[])].sort() : value]);
+  }
+  if (params.length !== Object.keys(prepared.params).length) return slowCanonicalKey(prepared);
+  return JSON.stringify([prepared.route.name, prepared.id ?? null, params]);
+}
+
+/** Every parameter name of the catalog in the order the key lists them. */
+const PARAMETER_ORDER = (Object.keys(PARAMETERS) as ParamName[]).sort((a, b) => a.localeCompare(b));
+
+/** The key of parameters outside the catalog (none today): every entry, sorted by name. */
+function slowCanonicalKey(prepared: PreparedRequest): string {
   const params = Object.entries(prepared.params)
     .map(([name, value]) => [name, Array.isArray(value) ? [...value].sort() : value] as const)
     .sort(([a], [b]) => a.localeCompare(b));

@@ -18,6 +18,8 @@ export interface Deadline {
   at: number;
   /** The span its upstream calls are made under, when there is one (src/tracing/span.ts). */
   trace?: Span;
+  /** Stops its timer once the request's upstream work is done (a timer kept for the whole timeout held its signal meanwhile). */
+  end?(): void;
 }
 
 export interface FhirClientOptions {
@@ -66,7 +68,13 @@ export class FhirClient {
   }
 
   deadline(timeoutMs = this.#options.timeoutMs, trace?: Span): Deadline {
-    return { signal: AbortSignal.timeout(timeoutMs), at: Date.now() + timeoutMs, trace };
+    // As AbortSignal.timeout (the same TimeoutError, a timer that keeps no process alive), but with a
+    // timer that end() clears: AbortSignal.timeout's lived for the whole timeout after every request,
+    // ~500 bytes each (thousands at a time under load) and weak-reference work for the GC.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+    (timer as { unref?: () => void }).unref?.();
+    return { signal: controller.signal, at: Date.now() + timeoutMs, trace, end: () => clearTimeout(timer) };
   }
 
   /**

@@ -27,8 +27,8 @@ export interface PlanDeps {
   trace?: Span;
 }
 
-/** One legacy request's plan context: one deadline for all its upstream calls. */
-function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
+/** One legacy request's plan context: one deadline for all its upstream calls (ended by `end`). */
+function contextFor(token: string | undefined, deps: PlanDeps): PlanContext & { end(): void } {
   const deadline = deps.client.deadline(undefined, deps.trace);
   // One budget for the whole request: its search reads at most UPSTREAM_MAX_PAGES pages, and with
   // its fallback searches it reads at most twice that, so memory and round trips stay bounded.
@@ -43,14 +43,23 @@ function contextFor(token: string | undefined, deps: PlanDeps): PlanContext {
       return result;
     },
     onFallback: deps.onFallback,
+    end: () => deadline.end?.(),
   };
 }
 
 /** The records of a search route: the matches and what the mappers read beside them. */
 export async function fetchSearch(route: SearchRoute, params: LegacyParams, token: string | undefined, deps: PlanDeps): Promise<SearchResult> {
-  const { resourceType, include = [], revinclude = [] } = route.upstream;
-  const patientScope = patientScopeOf(resourceType);
+  const patientScope = patientScopeOf(route.upstream.resourceType);
   const context = contextFor(token, deps);
+  try {
+    return await searchIn(context, route, params, patientScope, deps);
+  } finally {
+    context.end();
+  }
+}
+
+async function searchIn(context: PlanContext, route: SearchRoute, params: LegacyParams, patientScope: ReturnType<typeof patientScopeOf>, deps: PlanDeps): Promise<SearchResult> {
+  const { resourceType, include = [], revinclude = [] } = route.upstream;
   if (patientScope === undefined || params.patient === undefined) {
     const revincludes = params._revinclude === undefined ? revinclude : [...revinclude, params._revinclude];
     const result = await searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes }, context);
@@ -69,13 +78,23 @@ export async function fetchSearch(route: SearchRoute, params: LegacyParams, toke
 export async function fetchRead(route: ReadRoute, id: string, token: string | undefined, deps: PlanDeps): Promise<{ record: FhirResource | undefined; included: FhirResource[]; pages: number }> {
   const { resourceType, include = [], revinclude = [] } = route.upstream;
   if (include.length === 0 && revinclude.length === 0) {
-    const record = await deps.upstream(token, (bearer) => deps.client.read(resourceType, id, bearer, deps.client.deadline(undefined, deps.trace)));
-    return { record, included: [], pages: 1 };
+    const deadline = deps.client.deadline(undefined, deps.trace);
+    try {
+      const record = await deps.upstream(token, (bearer) => deps.client.read(resourceType, id, bearer, deadline));
+      return { record, included: [], pages: 1 };
+    } finally {
+      deadline.end?.();
+    }
   }
   // A read that needs referenced records is a search by _id, so they come in the same round trip.
-  const result = await searchWithIncludes(
-    { resourceType, params: [['_id', id], ...upstreamSearchParams(route, {}, deps.siteCodes)], includes: include, revincludes: revinclude },
-    contextFor(token, deps),
-  );
-  return { record: result.matches.find((match) => match.id === id), included: result.included, pages: result.pages };
+  const context = contextFor(token, deps);
+  try {
+    const result = await searchWithIncludes(
+      { resourceType, params: [['_id', id], ...upstreamSearchParams(route, {}, deps.siteCodes)], includes: include, revincludes: revinclude },
+      context,
+    );
+    return { record: result.matches.find((match) => match.id === id), included: result.included, pages: result.pages };
+  } finally {
+    context.end();
+  }
 }
