@@ -16,7 +16,7 @@ export interface Row {
   p50: number;
   p99: number;
   errors: number;
-  /** CPU time of the servers' process per request answered, µs (user + system). */
+  /** CPU time of the servers' process per request answered, µs (user + system); NaN for a target served elsewhere. */
   serverMicrosPerRequest: number;
   /** Share of the machine's CPU (all cores) the load generator took while loading this target. */
   loadGeneratorShare: number;
@@ -44,6 +44,8 @@ export interface LoadOptions {
   seconds?: number;
   /** No warm-up second before the measured run (a run that follows its own warm-up). */
   cold?: boolean;
+  /** The target runs in a process of its own, not the servers' process: no servers' CPU figure for it. */
+  servedElsewhere?: boolean;
 }
 
 /** The running servers and the settings of this run. */
@@ -67,7 +69,13 @@ export async function startBench(settings: { seconds: number; connections: numbe
   const urls = await new Promise<ServerUrls>((resolve) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line) as ServerUrls));
   });
-  const ask = <T>(message: string) => askChild<T>(child, message);
+  // One question at a time: the replies carry no name, and the soak's memory sampler asks while a load asks for CPU.
+  let asking: Promise<unknown> = Promise.resolve();
+  const ask = <T>(message: string): Promise<T> => {
+    const reply = asking.then(() => askChild<T>(child, message));
+    asking = reply.catch(() => undefined);
+    return reply;
+  };
   return {
     urls,
     ...settings,
@@ -89,10 +97,10 @@ export async function startBench(settings: { seconds: number; connections: numbe
         p50: result.latency.p50,
         p99: result.latency.p99,
         errors: result.errors + result.non2xx + result.timeouts,
-        serverMicrosPerRequest: result.requests.total > 0 ? serverMicros / result.requests.total : 0,
+        serverMicrosPerRequest: options.servedElsewhere === true ? Number.NaN : result.requests.total > 0 ? serverMicros / result.requests.total : 0,
         loadGeneratorShare: (own.user + own.system) / (elapsedMicros * CORES),
       };
-      console.error(`  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms, servers ${row.serverMicrosPerRequest.toFixed(0)} µs/req, load generator ${percent(row.loadGeneratorShare)} of the machine`);
+      console.error(`  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms, servers ${cpuFigure(row)} µs/req, load generator ${percent(row.loadGeneratorShare)} of the machine`);
       return row;
     },
     memory: () => ask<ServerMemory>('memory'),
@@ -142,6 +150,11 @@ export function median(values: number[]): number {
 
 export function percent(share: number): string {
   return `${Math.round(share * 100)} %`;
+}
+
+/** The servers' CPU per request, or a dash for a target served by another process. */
+export function cpuFigure(row: Row): string {
+  return Number.isNaN(row.serverMicrosPerRequest) ? '—' : row.serverMicrosPerRequest.toFixed(0);
 }
 
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;

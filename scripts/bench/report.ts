@@ -5,7 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import type { MapperFigure } from './mapper-throughput.ts';
-import { percent, type Section } from './load.ts';
+import { cpuFigure, percent, type Section } from './load.ts';
 import { roundTripMarkdown, type RoundTripTable } from './round-trips.ts';
 
 const MAPPER_TARGET = 100_000;
@@ -21,7 +21,7 @@ export function reportMarkdown(sections: Section[], mappers: MapperFigure[], rou
   return [
     `| target | req/s | p50 ms | p99 ms | errors | servers' CPU µs/req | load generator's share of the machine |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
-    ...rows.map((r) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverMicrosPerRequest.toFixed(0)} | ${percent(r.loadGeneratorShare)} |`),
+    ...rows.map((r) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${cpuFigure(r)} | ${percent(r.loadGeneratorShare)} |`),
     '',
     `| ratio | measured | target | |`,
     `|---|---:|---:|---|`,

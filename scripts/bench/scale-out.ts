@@ -18,7 +18,7 @@ function patientsFrom(from: number): autocannon.Request[] {
 /** The shared tier's rows (none, with a note, where redis-server is not installed). */
 export async function sharedTierSection(bench: Bench): Promise<Section> {
   const rows = await measureSharedTier({
-    load: (name, url, requests) => bench.load(name, url, { requests }),
+    load: (name, url, requests) => bench.load(name, url, { requests, servedElsewhere: true }),
     newPatients: patientsFrom,
     upstream: bench.urls.upstream,
   });
@@ -31,7 +31,7 @@ export async function workersSection(bench: Bench, cacheMaxBytes: number): Promi
     upstream: bench.urls.upstream,
     upstreamPid: bench.serversPid,
     cacheMaxBytes,
-    load: (name, url) => bench.load(name, url, { requests: patientsFrom(400_000) }),
+    load: (name, url) => bench.load(name, url, { requests: patientsFrom(400_000), servedElsewhere: true }),
   });
   return { rows: runs.map((run) => run.row), ratios: [workerScalingRatio(runs)] };
 }
