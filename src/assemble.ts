@@ -8,6 +8,7 @@ import { accessControlFor } from './access/access-from-config.ts';
 import { responseCacheFor } from './cache/cache-config.ts';
 import { webHashing, type Hashing } from './ports/hashing.ts';
 import type { ResponseCache } from './cache/response-cache.ts';
+import type { EntrySealing } from './cache/entry-cipher.ts';
 import { SealedTier } from './cache/sealed-tier.ts';
 import type { SharedTier } from './cache/shared-tier.ts';
 import type { Config } from './config.ts';
@@ -36,6 +37,8 @@ export interface RuntimeParts {
   hashing?: Hashing;
   /** The cache tier shared beyond this process (Redis on Node, the Cache API on Workers); needs CACHE_SECRET. */
   sharedTier?: SharedTier;
+  /** Native naming and sealing of the shared tier's entries where the runtime has it; Web Crypto otherwise. */
+  entrySealing?: (secret: string) => EntrySealing;
   /** Whether identical concurrent misses may share one upstream load (not on Workers). */
   shareCacheLoads: boolean;
   /** Where audit lines go (src/audit.ts). */
@@ -99,7 +102,7 @@ function sealedTierFor(config: Config, parts: RuntimeParts, metrics: Metrics): S
   if (tier === undefined) return undefined;
   if (config.CACHE_SECRET === undefined) throw new Error('a shared cache tier needs CACHE_SECRET (src/config.ts requires it with CACHE_REDIS_URL)');
   return new SealedTier({
-    tier, secret: config.CACHE_SECRET, timeoutMs: config.CACHE_L2_TIMEOUT_MS, logger: parts.logger,
+    tier, secret: config.CACHE_SECRET, sealing: parts.entrySealing, timeoutMs: config.CACHE_L2_TIMEOUT_MS, logger: parts.logger,
     onEvent: (event) => metrics.cacheTierEvents.inc({ tier: tier.name, event }),
   });
 }

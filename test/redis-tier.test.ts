@@ -83,7 +83,7 @@ describeUnless(redisMissing)('the Redis tier', () => {
     for (const secretish of [TOKEN_A, TOKEN_B, 'token-of-caller', PATIENT, PERFORMER_NAME, 'Zebulon', REPORT_ID, 'DiagnosticReport', 'Patient/', 'resourceType']) {
       expect(dump).not.toContain(secretish);
     }
-    for (const entry of entries) expect(entry.key).toMatch(/^crrs-facade:v1:[A-Za-z0-9_-]{43}$/);
+    for (const entry of entries) expect(entry.key).toMatch(/^crrs-facade:v2:[A-Za-z0-9_-]{43}$/);
   });
 
   it('stores only successful answers', async () => {

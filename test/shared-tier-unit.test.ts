@@ -1,12 +1,11 @@
 /**
- * The shared tier's parts without a server: entry names and sealing (entry-cipher.ts), the stored
+ * The shared tier's parts without a server (names and sealing: entry-cipher.test.ts): the stored
  * entry's encoding (stored-body-codec.ts), callers named alike on Node and Web Crypto under one
  * CACHE_SECRET, the bounded wait and once-per-outage log (sealed-tier.ts), the response cache's
  * rules across both tiers, and the configuration's checks.
  */
 import { describe, expect, it } from 'vitest';
 import { webHashing } from '../src/ports/hashing.ts';
-import { EntryCipher } from '../src/cache/entry-cipher.ts';
 import { nodeHashing } from '../src/entry/node/cache/node-hashing.ts';
 import { ResponseCache, type StoredBody } from '../src/cache/response-cache.ts';
 import { SealedTier } from '../src/cache/sealed-tier.ts';
@@ -48,40 +47,6 @@ function sealedTier(tier: SharedTier, clock = { now: 0 }) {
   const sealed = new SealedTier({ tier, secret: SECRET, timeoutMs: 20, logger, onEvent: (event) => void events.push(event), now: () => clock.now });
   return { sealed, logged, events };
 }
-
-describe('EntryCipher', () => {
-  const cipher = new EntryCipher(SECRET);
-
-  it('opens an entry only with the token it was sealed for, under the name it was sealed under', async () => {
-    const name = await cipher.nameOf(KEY);
-    const sealed = await cipher.seal('token-a', name, bytes('patient data'));
-    expect(new TextDecoder().decode(await cipher.open('token-a', name, sealed))).toBe('patient data');
-    expect(await cipher.open('token-b', name, sealed)).toBeUndefined();
-    expect(await cipher.open(undefined, name, sealed)).toBeUndefined();
-    expect(await cipher.open('token-a', await cipher.nameOf(`${KEY}x`), sealed)).toBeUndefined();
-    expect(await new EntryCipher(`${SECRET}-other`).open('token-a', name, sealed)).toBeUndefined();
-    const tampered = sealed.slice();
-    tampered[tampered.length - 1]! ^= 1;
-    expect(await cipher.open('token-a', name, tampered)).toBeUndefined();
-    expect(await cipher.open('token-a', name, bytes('not sealed at all'))).toBeUndefined();
-  });
-
-  it('seals callers without a token apart from every token, and never twice alike', async () => {
-    const name = await cipher.nameOf(KEY);
-    const first = await cipher.seal(undefined, name, bytes('x'));
-    expect(await cipher.open(undefined, name, first)).toEqual(bytes('x'));
-    expect(await cipher.open('anonymous', name, first)).toBeUndefined();
-    expect(await cipher.seal(undefined, name, bytes('x'))).not.toEqual(first); // a fresh IV each time
-  });
-
-  it('names entries by keyed hash: the same on every instance with the secret, revealing nothing of the key', async () => {
-    const name = await cipher.nameOf(KEY);
-    expect(name).toMatch(/^crrs-facade:v1:[A-Za-z0-9_-]{43}$/);
-    expect(await new EntryCipher(SECRET).nameOf(KEY)).toBe(name);
-    expect(await new EntryCipher(`${SECRET}-other`).nameOf(KEY)).not.toBe(name);
-    expect(name).not.toContain('123');
-  });
-});
 
 describe('the stored entry codec', () => {
   it('gives back what it was given, the Bundle id\'s place, record ids and all of Unicode included', () => {

@@ -16,11 +16,17 @@ export const CALLER_NAMES_INFO = new TextEncoder().encode('caller-names/v1');
 export const ENTRY_NAMES_INFO = new TextEncoder().encode('entry-names/v1');
 
 /**
- * HKDF info of one caller's entry encryption key: the token, or a marker for callers without one.
- * The two forms cannot meet: a token is always after `token:`.
+ * HKDF info of one caller's entry encryption key: the SHA-256 of the token (given as `tokenDigest`),
+ * or a marker for callers without one. The digest, not the token: HKDF's info is limited to 1,024
+ * bytes on Node and in Web Crypto, and a JWT is often longer (a longer token failed every seal, so its
+ * caller never had a shared entry). The two forms cannot meet: a digest is always after `token:`.
  */
-export function entryKeyInfo(token: string | undefined): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(token === undefined ? 'entry-key/v1\u0000anonymous' : `entry-key/v1\u0000token:${token}`);
+export function entryKeyInfo(tokenDigest: Uint8Array | undefined): Uint8Array<ArrayBuffer> {
+  const label = new TextEncoder().encode(tokenDigest === undefined ? 'entry-key/v2\u0000anonymous' : 'entry-key/v2\u0000token:');
+  const info = new Uint8Array(label.byteLength + (tokenDigest?.byteLength ?? 0));
+  info.set(label);
+  if (tokenDigest !== undefined) info.set(tokenDigest, label.byteLength);
+  return info;
 }
 
 /** The shortest secret accepted, in bytes of UTF-8: as many as the keys derived from it. */

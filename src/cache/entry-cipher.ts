@@ -15,14 +15,30 @@ import { base64url } from '../ports/hashing.ts';
 import { CACHE_KDF_SALT, ENTRY_NAMES_INFO, cacheSecretBytes, deriveBits, entryKeyInfo } from './cache-secret.ts';
 
 /** First byte of every sealed entry: the layout below (version, IV, ciphertext with its tag). */
-const SEALED_V1 = 1;
-const IV_BYTES = 12;
-/** Prefix of every entry name, so a tier shared with other software shows whose keys these are. */
-const NAME_PREFIX = 'crrs-facade:v1:';
+export const SEALED_V1 = 1;
+export const IV_BYTES = 12;
+/** AES-GCM's tag, at the end of the ciphertext (Web Crypto's layout, kept by every implementation). */
+export const TAG_BYTES = 16;
+/**
+ * Prefix of every entry name, so a tier shared with other software shows whose keys these are. v2:
+ * the entry key from the token's digest (cache-secret.ts); v1 entries are never asked for again.
+ */
+export const NAME_PREFIX = 'crrs-facade:v2:';
 
 const encoder = new TextEncoder();
 
-export class EntryCipher {
+/**
+ * Naming and sealing of shared-tier entries, injected per runtime like the hashing port: this file's
+ * EntryCipher (Web Crypto) everywhere, the native one on Node (src/entry/node/cache/node-entry-cipher.ts,
+ * several times cheaper per entry). Both give the same names and read each other's entries.
+ */
+export interface EntrySealing {
+  nameOf(cacheKey: string): string | Promise<string>;
+  seal(token: string | undefined, name: string, plaintext: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
+  open(token: string | undefined, name: string, sealed: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | undefined | Promise<Uint8Array<ArrayBuffer> | undefined>;
+}
+
+export class EntryCipher implements EntrySealing {
   readonly #names: Promise<CryptoKey>;
   readonly #base: Promise<CryptoKey>;
 
@@ -53,7 +69,7 @@ export class EntryCipher {
 
   /** The plaintext, or undefined when the entry was sealed for another token or name, or altered. */
   async open(token: string | undefined, name: string, sealed: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer> | undefined> {
-    if (sealed.length < 1 + IV_BYTES + 16 || sealed[0] !== SEALED_V1) return undefined;
+    if (sealed.length < 1 + IV_BYTES + TAG_BYTES || sealed[0] !== SEALED_V1) return undefined;
     const params = { name: 'AES-GCM', iv: sealed.subarray(1, 1 + IV_BYTES), additionalData: encoder.encode(name) };
     try {
       return new Uint8Array(await crypto.subtle.decrypt(params, await this.#keyFor(token, ['decrypt']), sealed.subarray(1 + IV_BYTES)));
@@ -64,7 +80,8 @@ export class EntryCipher {
 
   /** The caller's AES key: derived per use, so no key (nor the token) is kept between requests. */
   async #keyFor(token: string | undefined, usages: KeyUsage[]): Promise<CryptoKey> {
-    const params = { name: 'HKDF', hash: 'SHA-256', salt: CACHE_KDF_SALT, info: entryKeyInfo(token) };
+    const digest = token === undefined ? undefined : new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
+    const params = { name: 'HKDF', hash: 'SHA-256', salt: CACHE_KDF_SALT, info: entryKeyInfo(digest) };
     return crypto.subtle.deriveKey(params, await this.#base, { name: 'AES-GCM', length: 256 }, false, usages);
   }
 }

@@ -7,7 +7,7 @@
  * a second.
  */
 import type { Logger } from '../log.ts';
-import { EntryCipher } from './entry-cipher.ts';
+import { EntryCipher, type EntrySealing } from './entry-cipher.ts';
 import { withinMs, type SharedTier, type TierEvent } from './shared-tier.ts';
 import { decodeStoredEntry, encodeStoredEntry, type StoredEntry } from './stored-body-codec.ts';
 
@@ -23,6 +23,8 @@ export interface SealedTierOptions {
   tier: SharedTier;
   /** `CACHE_SECRET`: the same on every instance sharing the tier, or their names never meet. */
   secret: string;
+  /** The runtime's naming and sealing under that secret (Web Crypto's EntryCipher without one). */
+  sealing?: (secret: string) => EntrySealing;
   /** Longest wait for the tier on one operation (`CACHE_L2_TIMEOUT_MS`). */
   timeoutMs: number;
   logger: Logger;
@@ -36,7 +38,7 @@ export interface SealedTierOptions {
 export class SealedTier {
   readonly name: string;
   readonly #options: SealedTierOptions;
-  readonly #cipher: EntryCipher;
+  readonly #cipher: EntrySealing;
   readonly #now: () => number;
   readonly #pending = new Set<Promise<unknown>>();
   /** When the current outage began (undefined while the tier answers), and when to ask it again. */
@@ -48,7 +50,7 @@ export class SealedTier {
   constructor(options: SealedTierOptions) {
     this.#options = options;
     this.name = options.tier.name;
-    this.#cipher = new EntryCipher(options.secret);
+    this.#cipher = options.sealing?.(options.secret) ?? new EntryCipher(options.secret);
     this.#now = options.now ?? Date.now;
     this.#answeredAt = this.#now();
   }

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { renderMetrics } from '../../app.ts';
 import { assembleFacade } from '../../assemble.ts';
 import { silentAuditSink, type AuditSink } from '../../audit.ts';
+import { nodeEntryCipher } from './cache/node-entry-cipher.ts';
 import { nodeHashing } from './cache/node-hashing.ts';
 import type { ResponseCache } from '../../cache/response-cache.ts';
 import { FacadeError, toOperationOutcome } from '../../errors.ts';
@@ -72,7 +73,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const sharedTier =
     config.CACHE_REDIS_URL === undefined ? undefined : (await import('./cache/redis-tier.ts')).redisTier({ url: config.CACHE_REDIS_URL, commandTimeoutMs: config.CACHE_L2_TIMEOUT_MS });
   const { app, cache, metrics, tracing } = assembleFacade(config, {
-    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(config.CACHE_SECRET), sharedTier, shareCacheLoads: true, started: () => started,
+    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(config.CACHE_SECRET), sharedTier, entrySealing: nodeEntryCipher, shareCacheLoads: true, started: () => started,
   });
   // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
   // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
