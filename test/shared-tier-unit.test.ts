@@ -137,6 +137,26 @@ describe('SealedTier', () => {
     expect(await sealed.read(KEY, 'token-a', 51)).toEqual({ body: body('b'), storedAt: 100 });
     expect(events).toEqual(['store', 'miss', 'miss', 'hit']);
   });
+
+  it('counts an entry it cannot seal as unsealable and logs that once, the tier untouched and no caller failed', async () => {
+    const tier = memoryTier();
+    const logged: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    const events: TierEvent[] = [];
+    const sealed = new SealedTier({
+      tier, secret: SECRET, timeoutMs: 20, logger: (level, message, fields) => void logged.push({ level, message, fields }), onEvent: (event) => void events.push(event),
+      sealing: () => ({
+        nameOf: (key) => `name-${key.length}`,
+        seal: () => { throw new RangeError('too long for the key derivation: secret-token-value'); },
+        open: () => undefined,
+      }),
+    });
+    await sealed.write(KEY, 'secret-token-value', { body: body('b'), storedAt: 1 }, 1000);
+    await sealed.write(KEY, 'secret-token-value', { body: body('b'), storedAt: 1 }, 1000);
+    expect(events).toEqual(['unsealable', 'unsealable']);
+    expect(tier.calls).toBe(0);
+    expect(logged).toEqual([{ level: 'error', message: 'shared cache tier: an entry could not be sealed (logged once)', fields: { tier: 'memory', reason: 'RangeError' } }]);
+    expect(JSON.stringify(logged)).not.toContain('secret-token-value');
+  });
 });
 
 describe('ResponseCache over a shared tier', () => {

@@ -46,6 +46,8 @@ export class SealedTier {
   #skipUntil = 0;
   /** When the tier last answered (or this began): timeouts are an outage only long after it. */
   #answeredAt: number;
+  /** Whether a failure to name or seal an entry was logged already (once per process). */
+  #sealingFailed = false;
 
   constructor(options: SealedTierOptions) {
     this.#options = options;
@@ -131,7 +133,14 @@ export class SealedTier {
   }
 
   #track(work: () => Promise<void>): Promise<void> {
-    const pending = work().catch(() => {}); // only the cipher could throw here, and it does not on valid input
+    // Only naming or sealing can throw here (tier failures are outcomes of #call): never a caller's
+    // error, but said once, as a tier that never receives a write would otherwise be invisible.
+    const pending = work().catch((error: unknown) => {
+      this.#options.onEvent?.('unsealable');
+      if (this.#sealingFailed) return;
+      this.#sealingFailed = true;
+      this.#options.logger('error', 'shared cache tier: an entry could not be sealed (logged once)', { tier: this.name, reason: reasonOf(error) });
+    });
     this.#pending.add(pending);
     void pending.finally(() => this.#pending.delete(pending));
     return pending;

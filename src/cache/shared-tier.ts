@@ -24,7 +24,8 @@ export type TierEvent =
   | 'store' // an entry written
   | 'error' // the tier failed (down, refused)
   | 'timeout' // the tier did not answer within CACHE_L2_TIMEOUT_MS
-  | 'skipped'; // not asked: it failed less than a second ago
+  | 'skipped' // not asked: it failed less than a second ago
+  | 'unsealable'; // an entry could not be named or sealed (not the tier's failure; logged once)
 
 /**
  * `work`'s result, or `timed-out` when it takes longer than `ms` (`work` then goes on unobserved).
