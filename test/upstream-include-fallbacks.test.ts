@@ -4,59 +4,45 @@
  * the legacy answers stay byte-identical to those over a server that does, and the upstream round
  * trips stay bounded by types and pages, never by records (docs/decisions.md).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDS_PER_SEARCH } from '../src/pipeline/plans/include-fallbacks.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 import { startTestService, type TestService } from './support/facade.ts';
+import { startRecordingProxy, type Interception, type RecordingProxy } from './support/recording-proxy.ts';
 
 /** What the server behind the proxy does with an include it is asked for; `ignore-no-or` also reads `a,b` as one value (no OR lists). */
 type IncludeHandling = 'ignore' | 'refuse' | 'ignore-no-or';
 
-interface IncludeLimitingProxy {
-  origin: string;
-  /** Request URLs received (the CapabilityStatement's apart). */
-  received: string[];
-  close(): Promise<void>;
-}
-
 /** Only `_revinclude=Provenance:target` survives; any other include is dropped or refused with 400. */
-async function startIncludeLimitingProxy(target: string, handling: IncludeHandling, declares: boolean): Promise<IncludeLimitingProxy> {
-  const received: string[] = [];
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', target);
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/fhir+json' });
-      res.end(JSON.stringify(body));
-    };
+function limitingIncludes(handling: IncludeHandling, declares: boolean): (url: URL) => Interception {
+  return (url) => {
     if (url.pathname.endsWith('/metadata')) {
       // Declared as Oracle Health documents it: no _include anywhere, _revinclude Provenance:target only.
       const resource = ['Encounter', 'CareTeam', 'Observation', 'ServiceRequest', 'CarePlan', 'Condition'].map((type) => ({
         type, searchInclude: [], searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
       }));
-      return send(200, { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server', ...(declares ? { resource } : {}) }] });
+      return { answer: { status: 200, body: { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server', ...(declares ? { resource } : {}) }] } } };
     }
-    received.push(url.pathname + url.search);
     const unsupported = [...url.searchParams].filter(([name, value]) => (name === '_include' || name === '_revinclude') && value !== 'Provenance:target');
     if (unsupported.length > 0 && handling === 'refuse') {
-      return send(400, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] });
+      return { answer: { status: 400, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] } } };
     }
     for (const [name, value] of unsupported) url.searchParams.delete(name, value);
     if (handling === 'ignore-no-or' && [...url.searchParams].some(([name, value]) => name !== '_include' && name !== '_revinclude' && value.includes(','))) {
-      return send(200, { resourceType: 'Bundle', type: 'searchset', entry: [] }); // "a,b" matched as one literal value: nothing
+      return { answer: { status: 200, body: { resourceType: 'Bundle', type: 'searchset', entry: [] } } }; // "a,b" matched as one literal value: nothing
     }
-    fetch(`${target}${url.pathname}${url.search}`, { headers: { accept: 'application/fhir+json' } })
-      .then(async (answer) => send(answer.status, await answer.json()))
-      .catch(() => res.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    return { forward: url };
   };
+}
+
+/** A proxy in front of the embedded upstream that carries out includes as `handling` says. */
+function startIncludeLimitingProxy(handling: IncludeHandling, declares: boolean): Promise<RecordingProxy> {
+  return startRecordingProxy(new URL(plain.upstreamUrl).origin, limitingIncludes(handling, declares));
+}
+
+/** The URLs of the searches a proxy received (its CapabilityStatement's apart). */
+function searchesAt(proxy: RecordingProxy): string[] {
+  return proxy.received.map((request) => request.url).filter((url) => !new URL(url, proxy.origin).pathname.endsWith('/metadata'));
 }
 
 let plain: EmbeddedTestService;
@@ -98,11 +84,11 @@ describe.each([
   ['ignores them and declares what it supports', 'ignore', true],
   ['answers 400 to them and declares nothing', 'refuse', false],
 ] as const)('an upstream that %s', (_, handling, declares) => {
-  let proxy: IncludeLimitingProxy;
+  let proxy: RecordingProxy;
   let service: TestService;
 
   beforeAll(async () => {
-    proxy = await startIncludeLimitingProxy(new URL(plain.upstreamUrl).origin, handling, declares);
+    proxy = await startIncludeLimitingProxy(handling, declares);
     service = await startTestService({ UPSTREAM_URL: `${proxy.origin}/fhir`, CACHE_ENABLED: 'false' });
   });
   afterAll(async () => {
@@ -113,14 +99,14 @@ describe.each([
   it('gives byte-identical legacy answers, in round trips bounded by types and pages', async () => {
     for (const patient of patients) {
       for (const path of paths(patient)) {
-        const before = proxy.received.length;
+        const before = searchesAt(proxy).length;
         const expected = await answerOf(plain, path);
         expect(await answerOf(service, path), path).toBe(expected);
         // One search (and its retry without includes), then per included type and per revinclude at
         // most two searches (the batch, and a check of an empty one) for each batch of IDS_PER_SEARCH
         // records: a count of batches, never of records.
         const batches = Math.max(1, Math.ceil(recordsIn(expected) / IDS_PER_SEARCH));
-        expect(proxy.received.length - before, path).toBeLessThanOrEqual(2 + (4 + 3) * 2 * batches);
+        expect(searchesAt(proxy).length - before, path).toBeLessThanOrEqual(2 + (4 + 3) * 2 * batches);
       }
     }
   });
@@ -128,13 +114,13 @@ describe.each([
   it('stops sending what the server does not carry out', async () => {
     proxy.received.length = 0;
     await answerOf(service, `/Encounter?patient=${patients[0]}`);
-    expect(proxy.received.filter((url) => /_include=|_revinclude=(?!Provenance)/.test(decodeURIComponent(url)))).toEqual([]);
+    expect(searchesAt(proxy).filter((url) => /_include=|_revinclude=(?!Provenance)/.test(decodeURIComponent(url)))).toEqual([]);
   });
 });
 
 describe('an upstream that ignores includes and reads a comma-separated list as one value', () => {
   it('is refused (502) rather than shortened: a batched search answered empty is checked with one value alone', async () => {
-    const strict = await startIncludeLimitingProxy(new URL(plain.upstreamUrl).origin, 'ignore-no-or', false);
+    const strict = await startIncludeLimitingProxy('ignore-no-or', false);
     const facade = await startTestService({ UPSTREAM_URL: `${strict.origin}/fhir`, CACHE_ENABLED: 'false' });
     try {
       const response = await facade.get(`/Encounter?patient=${patients[0]}`);
