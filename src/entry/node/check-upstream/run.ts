@@ -80,7 +80,7 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
     if (message === 'request failed' && typeof fields?.cause === 'string') current.failure = fields.cause;
   };
   const onFallback = (kind: FallbackKind, value: string) => current.fallbacks.push(describeFallback(kind, value));
-  const { app } = assembleFacade(config, { upstreamUrl: options.url, transport, logger, audit: silentAuditSink, shareCacheLoads: false, onFallback });
+  const { app, tracing } = assembleFacade(config, { upstreamUrl: options.url, transport, logger, audit: silentAuditSink, shareCacheLoads: false, onFallback });
 
   const send = async (request: LegacyRequest) => {
     Object.assign(current, { calls: 0, throttled: 0, fallbacks: [], failure: undefined });
@@ -153,6 +153,8 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
     }
     return { upstream: options.url, patient: options.patient, capabilityStatement, rows, allServable: rows.every((row) => row.outcome !== 'not-servable') };
   } finally {
+    // Spans of the check's requests go out before it ends (OTEL_EXPORTER_OTLP_ENDPOINT set), as the service's do when it stops.
+    await tracing.shutdown();
     await owned?.close();
   }
 }
