@@ -128,9 +128,9 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
   const leftLabels = entryLabels(left);
   const rightLabels = entryLabels(right);
   const rightGroups = new Map<string, number[]>();
-  rightLabels.forEach((label, index) => rightGroups.set(entryGroup(label), [...(rightGroups.get(entryGroup(label)) ?? []), index]));
+  for (const [index, label] of rightLabels.entries()) rightGroups.set(entryGroup(label), [...(rightGroups.get(entryGroup(label)) ?? []), index]);
   const leftGroups = new Map<string, number[]>();
-  leftLabels.forEach((label, index) => leftGroups.set(entryGroup(label), [...(leftGroups.get(entryGroup(label)) ?? []), index]));
+  for (const [index, label] of leftLabels.entries()) leftGroups.set(entryGroup(label), [...(leftGroups.get(entryGroup(label)) ?? []), index]);
   const pairOf = new Map<number, number>(); // left index → right index
   for (const [group, leftIndexes] of leftGroups) {
     const free = [...(rightGroups.get(group) ?? [])];
@@ -199,7 +199,10 @@ export function entryLabels(entries: JsonValue[]): string[] {
     const id = isJsonObject(resource) ? resource.get('id') : undefined;
     if (typeof fullUrl === 'string' && /[^/]$/.test(fullUrl)) label = `full_url=${fullUrl}`;
     else if (typeof id === 'string' && id !== '' && isJsonObject(resource)) label = `id=${String(resource.get('resourceType') ?? '')}/${id}`;
-    else label = `position=${(unlabelled += 1)}`;
+    else {
+      unlabelled += 1;
+      label = `position=${unlabelled}`;
+    }
     const count = (seen.get(label) ?? 0) + 1;
     seen.set(label, count);
     return count === 1 ? label : `${label}#${count}`;

@@ -74,6 +74,7 @@ export function encounterRecordJson(encounter: FhirResource, context: MapContext
 }
 
 /** What JSON.stringify escapes in a string: quote, backslash, control characters, (lone) surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finds the control characters JSON.stringify escapes, to know when to call it.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

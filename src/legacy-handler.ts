@@ -10,7 +10,7 @@
  */
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { BodyBuffers, type WrittenSignal } from './cache/body-buffers.ts';
+import type { BodyBuffers, WrittenSignal } from './cache/body-buffers.ts';
 import { callerKey, etagMatches, renderBody, storedBody, type Hashing } from './cache/cache-key.ts';
 import type { CacheOutcome, KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { FacadeError } from './errors.ts';

@@ -86,7 +86,7 @@ function counter(lines: string[], name: string, help: string, metric: Counter): 
 
 function histogram(lines: string[], name: string, help: string, metric: Histogram): void {
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
-  metric.buckets.forEach((bound, index) => lines.push(`${name}_bucket{le="${bound}"} ${metric.counts[index]}`));
+  for (const [index, bound] of metric.buckets.entries()) lines.push(`${name}_bucket{le="${bound}"} ${metric.counts[index]}`);
   lines.push(`${name}_bucket{le="+Inf"} ${metric.count}`, `${name}_sum ${metric.sum}`, `${name}_count ${metric.count}`);
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ScopeGrants } from '../src/access/smart-scopes.ts';
-import { ConfigError, parseConfig, type Config } from '../src/config.ts';
+import { parseConfig, type Config } from '../src/config.ts';
 import { problemsOf } from './support/config-problems.ts';
 
 

@@ -83,7 +83,7 @@ describe('embedded FHIR server: search', () => {
     expect(body.total).toBe(OBS_PER_ALICE);
     expect(body.entry).toHaveLength(50);
     const next = new URL(nextLink(body) ?? '');
-    expect(next.href.startsWith(fhir.baseUrl + '/Observation?')).toBe(true);
+    expect(next.href.startsWith(`${fhir.baseUrl}/Observation?`)).toBe(true);
     expect(next.searchParams.get('_offset')).toBe('50');
     expect(next.searchParams.get('patient')).toBe(alice);
   });

@@ -1,6 +1,6 @@
 // Loading data into the embedded FHIR server: transaction semantics, id assignment, reference
 // rewriting, collection/NDJSON, and readDataDir's handling of files.
-import type { Bundle, BundleEntry, Resource } from '@medplum/fhirtypes';
+import type { Bundle, BundleEntry, DiagnosticReport, Encounter, Observation, Patient, Provenance, Resource } from '@medplum/fhirtypes';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,13 +66,13 @@ describe('loadBundles: transactions', () => {
 
     // POST ignores the client's resource.id
     expect(store.has('Patient', 'client-chosen-id')).toBe(false);
-    const report = read<any>(store, 'DiagnosticReport', '2');
-    expect(report.subject.reference).toBe('Patient/2');
-    expect(report.result[0].reference).toBe('Observation/2');
-    expect(report.contained[0].subject.reference).toBe('Patient/2');
-    expect(report.extension[0].valueReference.reference).toBe('Encounter/2');
-    expect(read<any>(store, 'Observation', '1').encounter.reference).toBe('Encounter/1');
-    expect(read<any>(store, 'Provenance', '1').target.map((t: { reference: string }) => t.reference)).toEqual([
+    const report = read<DiagnosticReport>(store, 'DiagnosticReport', '2');
+    expect(report.subject?.reference).toBe('Patient/2');
+    expect(report.result?.[0]?.reference).toBe('Observation/2');
+    expect((report.contained?.[0] as Observation | undefined)?.subject?.reference).toBe('Patient/2');
+    expect(report.extension?.[0]?.valueReference?.reference).toBe('Encounter/2');
+    expect(read<Observation>(store, 'Observation', '1').encounter?.reference).toBe('Encounter/1');
+    expect(read<Provenance>(store, 'Provenance', '1').target.map((t) => t.reference)).toEqual([
       'Observation/1',
       'DiagnosticReport/1',
       'Patient/1',
@@ -108,20 +108,20 @@ describe('loadBundles: transactions', () => {
         })
       ),
     ]);
-    expect(read<any>(store, 'Patient', '1').name[0].family).toBe('Kept');
-    expect(read<any>(store, 'Patient', '2').name[0].family).toBe('New'); // 1 was taken by the PUT
-    expect(read<any>(store, 'Encounter', 'enc-x').subject.reference).toBe('Patient/1');
-    const obs = read<any>(store, 'Observation', '1');
-    expect(obs.subject.reference).toBe('Patient/2');
-    expect(obs.encounter.reference).toBe('Encounter/enc-x');
-    expect(obs.focus[0].reference).toBe('Patient/1');
+    expect(read<Patient>(store, 'Patient', '1').name?.[0]?.family).toBe('Kept');
+    expect(read<Patient>(store, 'Patient', '2').name?.[0]?.family).toBe('New'); // 1 was taken by the PUT
+    expect(read<Encounter>(store, 'Encounter', 'enc-x').subject?.reference).toBe('Patient/1');
+    const obs = read<Observation>(store, 'Observation', '1');
+    expect(obs.subject?.reference).toBe('Patient/2');
+    expect(obs.encounter?.reference).toBe('Encounter/enc-x');
+    expect(obs.focus?.[0]?.reference).toBe('Patient/1');
   });
 
   it('gives the same ids when the same data is loaded into a fresh server', async () => {
     const load = async () => {
       const store = new IndexedMemoryRepository();
       await loadBundles(store, [patientRecord('a'), patientRecord('b')]);
-      return JSON.stringify(store.getSortedIds('Observation').map((id) => read<any>(store, 'Observation', id).subject));
+      return JSON.stringify(store.getSortedIds('Observation').map((id) => read<Observation>(store, 'Observation', id).subject));
     };
     expect(await load()).toBe(await load());
   });
@@ -150,7 +150,7 @@ describe('loadBundles: transactions', () => {
     const second = transaction(org('urn:uuid:o2'), post('urn:uuid:p', { resourceType: 'Patient', managingOrganization: { reference: 'urn:uuid:o2' } }));
     const summary = await loadBundles(store, [second], { findExisting });
     expect(summary).toEqual({ Patient: 1 });
-    expect(read<any>(store, 'Patient', '1').managingOrganization.reference).toBe('Organization/1');
+    expect(read<Patient>(store, 'Patient', '1').managingOrganization?.reference).toBe('Organization/1');
   });
 });
 
@@ -169,7 +169,7 @@ describe('loadBundles: collections and NDJSON', () => {
       },
     ]);
     expect(store.getSortedIds('Patient')).toEqual(['1', 'p-9']);
-    expect(read<any>(store, 'Observation', '1').subject.reference).toBe('Patient/1');
+    expect(read<Observation>(store, 'Observation', '1').subject?.reference).toBe('Patient/1');
   });
 });
 

@@ -95,10 +95,13 @@ function optionalPaths(schema: AnySchema, path = ''): string[] {
 /** Checks that every strict object in `value` writes its keys in its schema's order. */
 function expectSchemaKeyOrder(value: unknown, schema: AnySchema, path = '$'): void {
   if (value === null || value === undefined) return;
-  if (WRAPPERS.includes(schema.type)) return expectSchemaKeyOrder(value, schema.wrapped!, path);
+  if (WRAPPERS.includes(schema.type)) {
+    expectSchemaKeyOrder(value, schema.wrapped!, path);
+    return;
+  }
   switch (schema.type) {
     case 'array':
-      (value as unknown[]).forEach((item, index) => expectSchemaKeyOrder(item, schema.item!, `${path}[${index}]`));
+      for (const [index, item] of (value as unknown[]).entries()) expectSchemaKeyOrder(item, schema.item!, `${path}[${index}]`);
       return;
     case 'union': {
       const option = schema.options!.find((candidate) => v.safeParse(candidate, value).success);

@@ -9,7 +9,7 @@ import { allergyIntoleranceShape } from '../mappers/allergy-intolerance.mapper.t
 import { immunizationShape } from '../mappers/immunization.mapper.ts';
 import { conditionShape } from '../mappers/condition.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { ALLERGY_CLINICAL, ALLERGY_VERIFICATION, CLINICAL, CVX, LEGACY_META, META, NO_META, SNOMED, VERIFICATION, expectExactly, mapValid, none, patient } from './support/mapper-fixtures.ts';
+import { ALLERGY_CLINICAL, ALLERGY_VERIFICATION, CLINICAL, CVX, LEGACY_META, META, NO_META, SNOMED, VERIFICATION, expectExactly, mapValid, none } from './support/mapper-fixtures.ts';
 
 describe('CarePlan (2.4)', () => {
   it('keeps the narrative and names the subject from the included Patient', () => {

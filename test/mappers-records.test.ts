@@ -12,7 +12,7 @@ import { practitionerShape } from '../mappers/practitioner.mapper.ts';
 import { createMapContext } from '../mappers/legacy-shape.ts';
 import { createLegacyTime } from '../mappers/legacy-time.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import { LEGACY_META, META, NO_META, SNOMED, expectExactly, mapValid, none, patient, practitioner } from './support/mapper-fixtures.ts';
+import { LEGACY_META, META, NO_META, SNOMED, expectExactly, mapValid, none, patient } from './support/mapper-fixtures.ts';
 
 describe('Coverage (2.11)', () => {
   it('passes the FHIR values through, references normalized, class as Class', () => {

@@ -19,7 +19,11 @@ function cacheAt(clock: { now: number }, options: Partial<ConstructorParameters<
 /** A load that counts its calls and answers `v<call number>`. */
 function counter() {
   let calls = 0;
-  return { load: async () => body(`v${(calls += 1)}`), calls: () => calls };
+  const load = async () => {
+    calls += 1;
+    return body(`v${calls}`);
+  };
+  return { load, calls: () => calls };
 }
 
 describe('ResponseCache', () => {

@@ -1,7 +1,6 @@
 /**
  * The generated seed data: deterministic, well-formed transaction bundles whose references resolve.
  */
-import type { Bundle, Patient } from '@medplum/fhirtypes';
 import { describe, expect, it } from 'vitest';
 import { generateSyntheticBundles } from '../src/embedded/seed/generate.ts';
 import { bundles, shared, patientBundles, entriesOf, resourcesOf, ofType, collectReferences } from './support/seed-fixtures.ts';

@@ -12,7 +12,7 @@ import { ResponseCache, type StoredBody } from '../src/cache/response-cache.ts';
 import { SealedTier } from '../src/cache/sealed-tier.ts';
 import type { SharedTier, TierEvent } from '../src/cache/shared-tier.ts';
 import { decodeStoredEntry, encodeStoredEntry } from '../src/cache/stored-body-codec.ts';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { type ConfigError, parseConfig } from '../src/config.ts';
 import type { Logger } from '../src/log.ts';
 
 const SECRET = 'unit-test-cache-secret-0123456789abcdef';
@@ -187,7 +187,10 @@ describe('ResponseCache over a shared tier', () => {
     const clock = { now: 0 };
     const { cache } = caches(tier, clock);
     let loads = 0;
-    const load = async () => body(`v${(loads += 1)}`);
+    const load = async () => {
+      loads += 1;
+      return body(`v${loads}`);
+    };
     const first = cache();
     expect(await first.get('k', load, undefined, 'token-a')).toEqual({ body: body('v1'), outcome: 'miss' });
     await first.settle();
@@ -234,7 +237,11 @@ describe('ResponseCache over a shared tier', () => {
     const { cache } = caches(tier, { now: 0 });
     let loads = 0;
     const shared = cache();
-    await Promise.all(Array.from({ length: 5 }, () => shared.get('k', async () => body(`v${(loads += 1)}`), undefined, 'token-a')));
+    const load = async () => {
+      loads += 1;
+      return body(`v${loads}`);
+    };
+    await Promise.all(Array.from({ length: 5 }, () => shared.get('k', load, undefined, 'token-a')));
     await shared.settle();
     expect(loads).toBe(1);
     expect(tier.calls).toBe(2); // one read, one write

@@ -115,7 +115,13 @@ describe('a collector that fails', () => {
   it('hangs: requests do not wait for it; the queue stays within its bound and drops are counted', async () => {
     const hanging: Server = createServer(() => {}); // takes the request, never answers
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    started.push({ close: () => new Promise<void>((resolve) => (hanging.closeAllConnections(), hanging.close(() => resolve()))) });
+    started.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          hanging.closeAllConnections();
+          hanging.close(() => resolve());
+        }),
+    });
     const origin = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
     const facade = await service({
       OTEL_EXPORTER_OTLP_ENDPOINT: origin, OTEL_EXPORTER_OTLP_TIMEOUT: '1500', OTEL_BSP_SCHEDULE_DELAY: '1', OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2',

@@ -55,7 +55,11 @@ async function startIncludeLimitingProxy(target: string, handling: IncludeHandli
   return {
     origin: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

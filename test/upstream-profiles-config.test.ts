@@ -4,7 +4,7 @@
  * capabilities rank observation, site, statement and profile in that order.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config.ts';
 import { siteCodesOf } from '../src/site-codes.ts';
 import { capabilitiesFrom, UpstreamCapabilities } from '../src/upstream/capabilities.ts';
 import { problemsOf } from './support/config-problems.ts';

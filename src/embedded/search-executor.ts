@@ -98,7 +98,7 @@ export function referenceTargets(ctx: SearchContext, criterion: SearchCriterion)
   }
   const typeModifier = criterion.modifier && criterion.modifier !== 'identifier' ? criterion.modifier : undefined;
   for (const raw of criterion.values) {
-    let value = raw.startsWith(ctx.baseUrl + '/') ? raw.slice(ctx.baseUrl.length + 1) : raw;
+    let value = raw.startsWith(`${ctx.baseUrl}/`) ? raw.slice(ctx.baseUrl.length + 1) : raw;
     value = value.replace(/\/_history\/.*$/, '');
     if (value.includes('/') || value.includes(':')) {
       result.add(value);
@@ -150,7 +150,7 @@ function sortValue(values: TypedValue[], key: SortKey): SortValue {
   };
   if (key.param.code === '_id') {
     // Same order as compareIds: numeric ids by value, before the others
-    return pick(values.map((v) => String(v.value)).map((id) => (/^\d+$/.test(id) ? '0' + id.padStart(64, '0') : '1' + id)));
+    return pick(values.map((v) => String(v.value)).map((id) => (/^\d+$/.test(id) ? `0${id.padStart(64, '0')}` : `1${id}`)));
   }
   switch (key.param.type) {
     case 'date':
@@ -220,7 +220,7 @@ function collectIncludes(ctx: SearchContext, search: ParsedSearch, page: readonl
 
 /** A `Type/id` reference (or an absolute one on this server) to a stored resource, if present. */
 function resolveReference(ctx: SearchContext, reference: string, targetType?: string): StoredResource | undefined {
-  const local = reference.startsWith(ctx.baseUrl + '/') ? reference.slice(ctx.baseUrl.length + 1) : reference;
+  const local = reference.startsWith(`${ctx.baseUrl}/`) ? reference.slice(ctx.baseUrl.length + 1) : reference;
   const [type, id, ...rest] = local.split('/');
   if (!type || !id || rest.length > 0 || (targetType && type !== targetType)) {
     return undefined;

@@ -202,7 +202,7 @@ function parseInclude(name: string, modifier: string, value: string, resourceTyp
     throw invalid(`${name} must be <ResourceType>:<search parameter>[:<target type>], got ${value}`);
   }
   const param = getSearchParam(sourceType, code);
-  if (!param || param.type !== 'reference') {
+  if (param?.type !== 'reference') {
     throw invalid(`${name}=${value}: ${sourceType} has no reference search parameter ${code}`);
   }
   if (name === '_include' && modifier === '' && sourceType !== resourceType) {

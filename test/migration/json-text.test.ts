@@ -2,7 +2,7 @@
  * The number-preserving JSON parser and serializer the diff and the redaction rest on.
  */
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseEmbeddedJson, parseJsonText, serializeJson, tryParseJsonText } from '../../kit/json-text.ts';
+import { isJsonObject, type JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseEmbeddedJson, parseJsonText, serializeJson, tryParseJsonText } from '../../kit/json-text.ts';
 
 describe('parseJsonText', () => {
   it('keeps numbers as written', () => {

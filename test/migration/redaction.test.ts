@@ -55,8 +55,11 @@ function stringsOf(value: JsonValue, into: string[] = []): string[] {
     const embedded = parseEmbeddedJson(value);
     if (embedded !== undefined) stringsOf(embedded, into);
     else into.push(value);
-  } else if (Array.isArray(value)) value.forEach((item) => stringsOf(item, into));
-  else if (isJsonObject(value)) value.forEach((member) => stringsOf(member, into));
+  } else if (Array.isArray(value)) {
+    for (const item of value) stringsOf(item, into);
+  } else if (isJsonObject(value)) {
+    for (const member of value.values()) stringsOf(member, into);
+  }
   return into;
 }
 

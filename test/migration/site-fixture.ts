@@ -39,7 +39,7 @@ export function rewriteInstants(bodyText: string, key: string): { bodyText: stri
   }
   const paths: string[] = [];
   const walk = (value: JsonValue, path: string): void => {
-    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}[${index}]`));
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, `${path}[${index}]`);
     if (!isJsonObject(value)) return;
     for (const [member, memberValue] of value) {
       if (member === key && typeof memberValue === 'string' && /T\d\d:\d\d.*(Z|[+-]\d\d:\d\d)$/.test(memberValue)) {

@@ -97,7 +97,7 @@ function parse(args: readonly string[]): { help: boolean; url: string; patient: 
   if (args.some((arg) => /^--?(access[-_]?)?token(=|$)/i.test(arg))) {
     throw new UsageError(`the token is never an argument (it would end up in shell history and process lists): set ${TOKEN_VARIABLE} instead`);
   }
-  let values;
+  let values: { url?: string; patient?: string; json: boolean; help: boolean };
   try {
     values = parseArgs({
       args: [...args],
