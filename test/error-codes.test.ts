@@ -75,8 +75,10 @@ describe('the codes of the caller side and of the upstream', () => {
     await expectErrorCode(await get('/api/DiagnosticReport', { method: 'DELETE' }), 405, 'method-not-allowed');
     await expectErrorCode(await get(`/api/DiagnosticReport?patient=1&code=${'x'.repeat(9000)}`), 414, 'uri-too-long');
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    await expectErrorCode(await get('/api/DiagnosticReport/_search', { method: 'POST', headers: form, body: `patient=1&code=${'x'.repeat(70_000)}` }), 413, 'payload-too-large');
-    await expectErrorCode(await get('/api/DiagnosticReport/_search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 415, 'unsupported-media-type');
+    const tooLarge: RequestInit = { method: 'POST', headers: form, body: `patient=1&code=${'x'.repeat(70_000)}` };
+    await expectErrorCode(await get('/api/DiagnosticReport/_search', tooLarge), 413, 'payload-too-large');
+    const json: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    await expectErrorCode(await get('/api/DiagnosticReport/_search', json), 415, 'unsupported-media-type');
   });
 
   it('what Node refuses before the app: bad-request, headers-too-large', async () => {
@@ -94,7 +96,8 @@ describe('the codes of the caller side and of the upstream', () => {
       code: (JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { issue: { details: { text: string } }[] }).issue[0]!.details.text,
     });
     expect(answered(await raw('NOT A REQUEST\r\n\r\n'))).toEqual({ status: '400', code: 'bad-request' });
-    expect(answered(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(200_000)}\r\n\r\n`))).toEqual({ status: '431', code: 'headers-too-large' });
+    const bigHeader = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(200_000)}\r\n\r\n`;
+    expect(answered(await raw(bigHeader))).toEqual({ status: '431', code: 'headers-too-large' });
   });
 
   it('the token: unauthorized, bad-token, forbidden; a record that is not there: not-found', async () => {
