@@ -137,9 +137,10 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
     const unmatched: number[] = [];
     for (const leftIndex of leftIndexes) {
       const entryPath = [...path, labelSegment(leftLabels[leftIndex]!)];
-      const equal = leftIndexes.length === 1 && free.length === 1
-        ? -1
-        : free.findIndex((rightIndex) => sameUnderRules(left[leftIndex]!, right[rightIndex]!, entryPath, rules, embedded));
+      const equal =
+        leftIndexes.length === 1 && free.length === 1
+          ? -1
+          : free.findIndex((rightIndex) => sameUnderRules(left[leftIndex]!, right[rightIndex]!, entryPath, rules, embedded));
 
       if (equal >= 0) pairOf.set(leftIndex, free.splice(equal, 1)[0]!);
       else unmatched.push(leftIndex);
@@ -158,7 +159,8 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
   });
   right.forEach((rightEntry, index) => {
     const entryPath = [...path, labelSegment(rightLabels[index]!)];
-    if (!pairedRight.has(index) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'extra', right: valueText(rightEntry) });
+    if (!pairedRight.has(index) && !ignored(entryPath, rules))
+      out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'extra', right: valueText(rightEntry) });
   });
 }
 

@@ -23,7 +23,10 @@ export type JsonObject = Map<string, JsonValue>;
 export class JsonSyntaxError extends Error {
   override readonly name = 'JsonSyntaxError';
   /** Where in the text (UTF-16 code units from the start) the parser stopped. */
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
   }
 }
@@ -33,7 +36,11 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const LITERALS = [['true', true], ['false', false], ['null', null]] as const;
+const LITERALS = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+] as const;
 
 /** Parses JSON text (RFC 8259, whitespace around allowed). Throws `JsonSyntaxError` with the offset. */
 export function parseJsonText(text: string): JsonValue {

@@ -142,8 +142,10 @@ export async function readRecordings(dir: string): Promise<{ file: string; recor
   } catch (error) {
     throw new RecordingError(`recordings folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return Promise.all(names.map(async (name) => {
-    const file = join(dir, name);
-    return { file, recording: parseRecording(await readFile(file, 'utf8'), file) };
-  }));
+  return Promise.all(
+    names.map(async (name) => {
+      const file = join(dir, name);
+      return { file, recording: parseRecording(await readFile(file, 'utf8'), file) };
+    }),
+  );
 }

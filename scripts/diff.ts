@@ -6,9 +6,7 @@
  * 1: open differences; 2: could not compare (usage, files, network).
  */
 import { writeFile } from 'node:fs/promises';
-import {
-  baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
-} from '../kit/cli.ts';
+import { baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError } from '../kit/cli.ts';
 import { groupReport } from '../kit/diff-patterns.ts';
 import { DEFAULT_RULES, loadRulesFile } from '../kit/diff-rules.ts';
 import { renderHtmlReport } from '../kit/html-report.ts';
@@ -53,7 +51,12 @@ runCli(USAGE, async () => {
   try {
     if (args.recordings !== undefined || args.target !== undefined) {
       if (args.left !== undefined || args.right !== undefined) throw new UsageError('--recordings/--target and --left/--right are two different modes');
-      report = await diffRecordings({ ...common, recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken });
+      report = await diffRecordings({
+        ...common,
+        recordingsDir: required(args.recordings, 'recordings'),
+        target: baseUrl(args.target, 'target'),
+        token: targetToken,
+      });
     } else if (args.left !== undefined || args.right !== undefined) {
       report = await diffLive({
         ...common,

@@ -48,7 +48,7 @@ function patientRecord(tag: string): Bundle {
       recorded: '2020-01-01T00:00:00Z',
       agent: [{ who: { display: 'x' } }],
       target: [{ reference: `urn:uuid:${tag}-obs` }, { reference: `urn:uuid:${tag}-rep` }, { reference: `urn:uuid:${tag}-pat` }],
-    })
+    }),
   );
 }
 
@@ -72,12 +72,10 @@ describe('loadBundles: transactions', () => {
     expect((report.contained?.[0] as Observation | undefined)?.subject?.reference).toBe('Patient/2');
     expect(report.extension?.[0]?.valueReference?.reference).toBe('Encounter/2');
     expect(read<Observation>(store, 'Observation', '1').encounter?.reference).toBe('Encounter/1');
-    expect(read<Provenance>(store, 'Provenance', '1').target.map((t) => t.reference)).toEqual([
-      'Observation/1',
-      'DiagnosticReport/1',
-      'Patient/1',
-    ]);
-    const all = JSON.stringify([...['Patient', 'Encounter', 'Observation', 'DiagnosticReport', 'Provenance']].flatMap((t) => [read(store, t, '1'), read(store, t, '2')]));
+    expect(read<Provenance>(store, 'Provenance', '1').target.map((t) => t.reference)).toEqual(['Observation/1', 'DiagnosticReport/1', 'Patient/1']);
+    const all = JSON.stringify(
+      [...['Patient', 'Encounter', 'Observation', 'DiagnosticReport', 'Provenance']].flatMap((t) => [read(store, t, '1'), read(store, t, '2')]),
+    );
     expect(all).not.toContain('urn:uuid:');
   });
 
@@ -97,7 +95,13 @@ describe('loadBundles: transactions', () => {
       transaction(
         post('urn:uuid:new-pat', { resourceType: 'Patient', name: [{ family: 'New' }] }),
         put('urn:uuid:kept', { resourceType: 'Patient', id: '1', name: [{ family: 'Kept' }] }),
-        put('http://example.org/fhir/Encounter/enc-x', { resourceType: 'Encounter', id: 'enc-x', status: 'finished', class: { code: 'AMB' }, subject: { reference: 'urn:uuid:kept' } }),
+        put('http://example.org/fhir/Encounter/enc-x', {
+          resourceType: 'Encounter',
+          id: 'enc-x',
+          status: 'finished',
+          class: { code: 'AMB' },
+          subject: { reference: 'urn:uuid:kept' },
+        }),
         post('urn:uuid:obs', {
           resourceType: 'Observation',
           status: 'final',
@@ -105,7 +109,7 @@ describe('loadBundles: transactions', () => {
           subject: { reference: 'urn:uuid:new-pat' },
           encounter: { reference: 'http://example.org/fhir/Encounter/enc-x' },
           focus: [{ reference: 'urn:uuid:kept' }],
-        })
+        }),
       ),
     ]);
     expect(read<Patient>(store, 'Patient', '1').name?.[0]?.family).toBe('Kept');
@@ -204,7 +208,10 @@ describe('readDataDir', () => {
     await expect(readDataDir(dir)).rejects.toThrow(/lines\.ndjson:2/);
     await rm(join(dir, 'lines.ndjson'));
     // a file that parses but has a bad entry is named when it is loaded
-    await writeFile(join(dir, 'bad-entry.json'), JSON.stringify(transaction({ request: { method: 'GET', url: 'Patient' }, resource: { resourceType: 'Patient' } })));
+    await writeFile(
+      join(dir, 'bad-entry.json'),
+      JSON.stringify(transaction({ request: { method: 'GET', url: 'Patient' }, resource: { resourceType: 'Patient' } })),
+    );
     const bundles = await readDataDir(dir);
     await expect(loadBundles(new IndexedMemoryRepository(), bundles)).rejects.toThrow(/bad-entry\.json/);
   });

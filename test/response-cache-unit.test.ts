@@ -59,7 +59,10 @@ describe('ResponseCache', () => {
   });
 
   it('shares a load between concurrent misses, unless told not to (Workers)', async () => {
-    for (const [shareLoads, expected] of [[true, 1], [false, 3]] as const) {
+    for (const [shareLoads, expected] of [
+      [true, 1],
+      [false, 3],
+    ] as const) {
       const source = counter();
       const cache = cacheAt({ now: 0 }, { shareLoads });
       await Promise.all([1, 2, 3].map(() => cache.get('k', source.load)));

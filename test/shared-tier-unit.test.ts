@@ -84,10 +84,13 @@ describe('EntryCipher', () => {
 });
 
 describe('the stored entry codec', () => {
-  it('gives back what it was given, the Bundle id\'s place, record ids and all of Unicode included', () => {
+  it("gives back what it was given, the Bundle id's place, record ids and all of Unicode included", () => {
     const bundle = '{"resourceType":"Bundle","id":"0123456789abcdef0123456789abcdef","entry":[{"name":"Zoë 👩‍⚕️ \\"q\\""}]}';
     const entries = [
-      { body: { bytes: bytes(bundle), bundleId: { start: 31, end: 63 }, etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] }, storedAt: 1_700_000_000_123 },
+      {
+        body: { bytes: bytes(bundle), bundleId: { start: 31, end: 63 }, etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] },
+        storedAt: 1_700_000_000_123,
+      },
       { body: { bytes: bytes('[]'), bundleId: undefined, etag: 'W/"e"' }, storedAt: 5 },
     ];
     for (const entry of entries) expect(decodeStoredEntry(encodeStoredEntry(entry))).toEqual(entry);
@@ -178,7 +181,8 @@ describe('ResponseCache over a shared tier', () => {
   function caches(tier: SharedTier, clock: { now: number }) {
     const { sealed } = sealedTier(tier, clock);
     const forget = (error: unknown) => error === 'refused';
-    const cache = () => new ResponseCache({ maxBytes: 1_000_000, ttlMs: 100, staleMs: 100, now: () => clock.now, shared: sealed, forgetOnRefreshError: forget });
+    const cache = () =>
+      new ResponseCache({ maxBytes: 1_000_000, ttlMs: 100, staleMs: 100, now: () => clock.now, shared: sealed, forgetOnRefreshError: forget });
     return { sealed, cache };
   }
 
@@ -260,7 +264,9 @@ describe('the configuration of the shared tier', () => {
 
   it('needs CACHE_SECRET with CACHE_REDIS_URL, of 32 bytes at least, and a redis URL', () => {
     expect(problems({ CACHE_REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual(['CACHE_SECRET: required with CACHE_REDIS_URL, the same on every instance']);
-    expect(problems({ CACHE_REDIS_URL: 'redis://cache:6379', CACHE_SECRET: 'short' })).toEqual(['CACHE_SECRET: must be at least 32 bytes (openssl rand -base64 32)']);
+    expect(problems({ CACHE_REDIS_URL: 'redis://cache:6379', CACHE_SECRET: 'short' })).toEqual([
+      'CACHE_SECRET: must be at least 32 bytes (openssl rand -base64 32)',
+    ]);
     expect(problems({ CACHE_REDIS_URL: 'http://cache:6379', CACHE_SECRET: SECRET })).toEqual(['CACHE_REDIS_URL: must be a redis:// or rediss:// URL']);
     expect(problems({ CACHE_L2_TIMEOUT_MS: '0' })).toEqual(['CACHE_L2_TIMEOUT_MS: must be a whole number from 1 to 10000']);
     const config = parseConfig({ CACHE_REDIS_URL: 'rediss://:pw@cache.internal:6380/2', CACHE_SECRET: SECRET });

@@ -116,7 +116,7 @@ describe('the bulkhead', () => {
     release();
   });
 
-  it('stops waiting when the request\'s deadline signal fires', async () => {
+  it("stops waiting when the request's deadline signal fires", async () => {
     const bulkhead = new Bulkhead({ maxInFlight: 1, maxInFlightPerPartition: 1, maxQueueWaitMs: 5000 });
     await bulkhead.acquire('A', farDeadline(), never);
     const controller = new AbortController();

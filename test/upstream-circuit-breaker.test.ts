@@ -129,7 +129,7 @@ describe('an upstream answering 5xx', () => {
   });
 });
 
-describe('the breaker\'s count', () => {
+describe("the breaker's count", () => {
   const deadline = () => Date.now() + 10_000;
 
   it('resets on any answer: failures must come in a row', () => {

@@ -33,9 +33,18 @@ async function startIncludeLimitingProxy(target: string, handling: IncludeHandli
     if (url.pathname.endsWith('/metadata')) {
       // Declared as Oracle Health documents it: no _include anywhere, _revinclude Provenance:target only.
       const resource = ['Encounter', 'CareTeam', 'Observation', 'ServiceRequest', 'CarePlan', 'Condition'].map((type) => ({
-        type, searchInclude: [], searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
+        type,
+        searchInclude: [],
+        searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
       }));
-      return send(200, { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server', ...(declares ? { resource } : {}) }] });
+      return send(200, {
+        resourceType: 'CapabilityStatement',
+        status: 'active',
+        kind: 'instance',
+        fhirVersion: '4.0.1',
+        format: ['json'],
+        rest: [{ mode: 'server', ...(declares ? { resource } : {}) }],
+      });
     }
     received.push(url.pathname + url.search);
     const unsupported = [...url.searchParams].filter(([name, value]) => (name === '_include' || name === '_revinclude') && value !== 'Provenance:target');

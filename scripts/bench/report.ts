@@ -15,13 +15,21 @@ export function reportMarkdown(sections: Section[], mappers: MapperFigure[], rou
   const slowest = mappers.reduce((low, figure) => (figure.resourcesPerSecond < low.resourcesPerSecond ? figure : low));
   const ratios = [
     ...sections.flatMap((section) => section.ratios),
-    { name: `slowest mapper (${slowest.shape}), resources/s`, measured: String(slowest.resourcesPerSecond), target: `≥ ${MAPPER_TARGET}`, met: slowest.resourcesPerSecond >= MAPPER_TARGET },
+    {
+      name: `slowest mapper (${slowest.shape}), resources/s`,
+      measured: String(slowest.resourcesPerSecond),
+      target: `≥ ${MAPPER_TARGET}`,
+      met: slowest.resourcesPerSecond >= MAPPER_TARGET,
+    },
   ];
   const mark = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : '**not met**');
   return [
     `| target | req/s | p50 ms | p99 ms | errors | servers' CPU µs/req | load generator's share of the machine |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
-    ...rows.map((r) => `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverMicrosPerRequest.toFixed(0)} | ${percent(r.loadGeneratorShare)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.serverMicrosPerRequest.toFixed(0)} | ${percent(r.loadGeneratorShare)} |`,
+    ),
     '',
     `| ratio | measured | target | |`,
     `|---|---:|---:|---|`,

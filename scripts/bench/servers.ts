@@ -66,8 +66,16 @@ const ceiling = await ceilingOf(LEGACY_PATH);
 const largeCeiling = await ceilingOf(LARGE_LEGACY_PATH);
 
 const urls: ServerUrls = {
-  upstream, cached: cached.url, uncached: uncached.url, passThrough, naive, ceiling: ceiling.url, largeCeiling: largeCeiling.url,
-  bodyBytes: ceiling.bytes, largeBodyBytes: largeCeiling.bytes, upstreamBytes: bundle.length,
+  upstream,
+  cached: cached.url,
+  uncached: uncached.url,
+  passThrough,
+  naive,
+  ceiling: ceiling.url,
+  largeCeiling: largeCeiling.url,
+  bodyBytes: ceiling.bytes,
+  largeBodyBytes: largeCeiling.bytes,
+  upstreamBytes: bundle.length,
 };
 console.log(JSON.stringify(urls));
 process.on('message', (message) => {
@@ -79,7 +87,11 @@ process.on('message', (message) => {
     // After a full collection (the child runs with --expose-gc), what is used is what is really held.
     (globalThis as { gc?: () => void }).gc?.();
     const memory = process.memoryUsage();
-    const usage: ServerMemory = { peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed + memory.arrayBuffers };
+    const usage: ServerMemory = {
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      rssBytes: memory.rss,
+      heapUsedBytes: memory.heapUsed + memory.arrayBuffers,
+    };
     process.send?.(usage);
   }
   if (message === 'stop') process.exit(0);

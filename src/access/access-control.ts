@@ -130,7 +130,8 @@ function visibleRecords(caller: Caller, records: AnswerRecords): AnswerRecords {
   const kept = new Set([...matches, ...included].map((resource) => `${resource.resourceType}/${resource.id}`));
   if (caller.patient !== undefined) kept.add(`Patient/${caller.patient}`);
   const provenances = [...records.matches, ...records.included].filter(
-    (resource) => resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept) && namesOnlyKnown(resource, kept),
+    (resource) =>
+      resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept) && namesOnlyKnown(resource, kept),
   );
   return {
     matches: [...matches, ...provenances.filter((resource) => records.matches.includes(resource))],

@@ -27,9 +27,7 @@ export class EntryCipher {
   readonly #base: Promise<CryptoKey>;
 
   constructor(secret: string) {
-    this.#names = deriveBits(secret, ENTRY_NAMES_INFO).then((bits) =>
-      crypto.subtle.importKey('raw', bits, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-    );
+    this.#names = deriveBits(secret, ENTRY_NAMES_INFO).then((bits) => crypto.subtle.importKey('raw', bits, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
     this.#base = crypto.subtle.importKey('raw', cacheSecretBytes(secret), 'HKDF', false, ['deriveKey']);
   }
 

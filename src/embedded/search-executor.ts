@@ -29,10 +29,7 @@ export function executeSearch(ctx: SearchContext, search: ParsedSearch): Bundle 
   const matches = findMatches(ctx, search);
   const page = search.count === 0 ? [] : matches.slice(search.offset, search.offset + search.count);
   const included = collectIncludes(ctx, search, page);
-  const entry: BundleEntry[] = [
-    ...page.map((r) => toEntry(ctx, search, r, 'match')),
-    ...included.map((r) => toEntry(ctx, search, r, 'include')),
-  ];
+  const entry: BundleEntry[] = [...page.map((r) => toEntry(ctx, search, r, 'match')), ...included.map((r) => toEntry(ctx, search, r, 'include'))];
   return {
     resourceType: 'Bundle',
     id: crypto.randomUUID(),
@@ -154,9 +151,7 @@ function sortValue(values: TypedValue[], key: SortKey): SortValue {
   }
   switch (key.param.type) {
     case 'date':
-      return pick(
-        convertToSearchableDates(values).map((p) => (key.descending ? (p.end ?? p.start) : (p.start ?? p.end)) ?? '')
-      );
+      return pick(convertToSearchableDates(values).map((p) => (key.descending ? (p.end ?? p.start) : (p.start ?? p.end)) ?? ''));
     case 'number':
       return pick(convertToSearchableNumbers(values).map(([lo, hi]) => (key.descending ? hi : lo) ?? 0));
     case 'quantity':
