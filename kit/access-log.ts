@@ -14,8 +14,15 @@
 import { containsToken } from './token-scan.ts';
 
 export type SkipReason =
-  | 'malformed-line' | 'unreadable-request' | 'post-form-body' | 'other-method' | 'not-legacy-operation'
-  | 'server-error' | 'other-status' | 'repeated-token' | 'token-elsewhere';
+  | 'malformed-line'
+  | 'unreadable-request'
+  | 'post-form-body'
+  | 'other-method'
+  | 'not-legacy-operation'
+  | 'server-error'
+  | 'other-status'
+  | 'repeated-token'
+  | 'token-elsewhere';
 
 /** Why each kind of line is left out, as the report says it. */
 export const SKIP_REASONS: Readonly<Record<SkipReason, string>> = {
@@ -52,9 +59,22 @@ export type LineVerdict = { request: LoggedRequest; skipped?: never } | { skippe
  * against the service's route table.
  */
 export const LEGACY_RESOURCES: readonly string[] = [
-  'AllergyIntolerance', 'AlleryIntolerance', 'Assessments', 'CarePlan', 'CareTeam', 'Condition', 'Coverage',
-  'DiagnosticReport', 'Encounter', 'Immunization', 'Observation', 'Orders', 'Practitioner', 'Procedure',
-  'SDOHGoal', 'Specimen',
+  'AllergyIntolerance',
+  'AlleryIntolerance',
+  'Assessments',
+  'CarePlan',
+  'CareTeam',
+  'Condition',
+  'Coverage',
+  'DiagnosticReport',
+  'Encounter',
+  'Immunization',
+  'Observation',
+  'Orders',
+  'Practitioner',
+  'Procedure',
+  'SDOHGoal',
+  'Specimen',
 ];
 
 /** The prefix fields (host, ident, user), `[time]`, `"request"`, status, size, and whatever follows (referer, agent). */

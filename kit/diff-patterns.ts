@@ -143,7 +143,9 @@ export function groupReport(report: DiffReport, accept: readonly AcceptRule[] = 
   });
   for (const endpoint of endpoints.values()) endpoint.verdict = endpoint.open > 0 ? 'differs' : endpoint.accepted > 0 ? 'accepted' : 'identical';
   const verdictOrder: Verdict[] = ['differs', 'accepted', 'identical'];
-  const sortedEndpoints = [...endpoints.values()].sort((a, b) => verdictOrder.indexOf(a.verdict) - verdictOrder.indexOf(b.verdict) || compareText(a.endpoint, b.endpoint));
+  const sortedEndpoints = [...endpoints.values()].sort(
+    (a, b) => verdictOrder.indexOf(a.verdict) - verdictOrder.indexOf(b.verdict) || compareText(a.endpoint, b.endpoint),
+  );
   const standingOrder: Standing[] = ['open', 'accepted'];
   return {
     report,
@@ -151,9 +153,16 @@ export function groupReport(report: DiffReport, accept: readonly AcceptRule[] = 
     patterns: [...patterns.values()]
       .map(({ lastComparison: _, ...pattern }) => pattern)
       .sort((a, b) => standingOrder.indexOf(a.standing) - standingOrder.indexOf(b.standing) || byWeight(a, b)),
-    ...(report.noise && noise ? {
-      noise: { dir: report.noise.dir, compared: report.noise.comparisons.length, unmatched: report.noise.unmatched, patterns: [...noise.byPath.values()].sort(byWeight) },
-    } : {}),
+    ...(report.noise && noise
+      ? {
+          noise: {
+            dir: report.noise.dir,
+            compared: report.noise.comparisons.length,
+            unmatched: report.noise.unmatched,
+            patterns: [...noise.byPath.values()].sort(byWeight),
+          },
+        }
+      : {}),
     endpoints: sortedEndpoints,
     outcome: verdictOrder.find((verdict) => sortedEndpoints.some((endpoint) => endpoint.verdict === verdict)) ?? 'identical',
     unusedAcceptRules: accept.filter((rule) => !used.has(rule)),
@@ -195,7 +204,9 @@ function groupNoise(comparisons: readonly RequestComparison[]): { byPath: Map<st
     }
   }
   return {
-    byPath: new Map([...byPath].map(([path, { lastComparison: _, endpointSet, ...pattern }]) => [path, { ...pattern, endpoints: [...endpointSet].sort(compareText) }])),
+    byPath: new Map(
+      [...byPath].map(([path, { lastComparison: _, endpointSet, ...pattern }]) => [path, { ...pattern, endpoints: [...endpointSet].sort(compareText) }]),
+    ),
     onEndpoint,
   };
 }
@@ -209,7 +220,16 @@ function tally(
   const id = JSON.stringify([key.pattern, key.kind, key.standing, key.reason ?? null]);
   let pattern = patterns.get(id);
   if (pattern === undefined) {
-    pattern = { path: key.pattern, kind: key.kind, standing: key.standing, ...(key.reason !== undefined ? { reason: key.reason } : {}), requests: 0, differences: 0, endpoints: [], examples: [] };
+    pattern = {
+      path: key.pattern,
+      kind: key.kind,
+      standing: key.standing,
+      ...(key.reason !== undefined ? { reason: key.reason } : {}),
+      requests: 0,
+      differences: 0,
+      endpoints: [],
+      examples: [],
+    };
     patterns.set(id, pattern);
   }
   pattern.differences += 1;
@@ -224,7 +244,11 @@ function tally(
  * Counts the request once per pattern (its differences come one request at a time), and takes the
  * first difference of each of the first requests as an example.
  */
-function countRequest(pattern: { requests: number; examples: PatternExample[]; lastComparison?: RequestComparison }, comparison: RequestComparison, difference: Difference): void {
+function countRequest(
+  pattern: { requests: number; examples: PatternExample[]; lastComparison?: RequestComparison },
+  comparison: RequestComparison,
+  difference: Difference,
+): void {
   if (pattern.lastComparison === comparison) return;
   pattern.lastComparison = comparison;
   pattern.requests += 1;

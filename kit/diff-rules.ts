@@ -58,11 +58,15 @@ const rulesFileSchema = v.strictObject({
   matchEntriesBy: v.optional(v.picklist(['full_url', 'position'])),
   compareBundleId: v.optional(v.boolean()),
   headers: v.optional(v.array(v.string())),
-  accept: v.optional(v.array(v.strictObject({
-    path: v.string(),
-    kind: v.picklist(PATTERN_KINDS),
-    reason: v.pipe(v.string(), v.trim(), v.nonEmpty('give the reason the difference is accepted')),
-  }))),
+  accept: v.optional(
+    v.array(
+      v.strictObject({
+        path: v.string(),
+        kind: v.picklist(PATTERN_KINDS),
+        reason: v.pipe(v.string(), v.trim(), v.nonEmpty('give the reason the difference is accepted')),
+      }),
+    ),
+  ),
 });
 
 export class RulesError extends Error {
@@ -90,7 +94,9 @@ export function rulesFrom(content: unknown): DiffRules {
   // A header the kit never records is absent on both sides: a rule naming it would compare nothing, silently.
   const unrecorded = headers.filter((name) => !(RECORDED_HEADERS as readonly string[]).includes(name));
   if (unrecorded.length > 0) {
-    throw new RulesError(`rules: headers: ${unrecorded.map((name) => JSON.stringify(name)).join(', ')} never recorded; the kit records only ${RECORDED_HEADERS.join(', ')}`);
+    throw new RulesError(
+      `rules: headers: ${unrecorded.map((name) => JSON.stringify(name)).join(', ')} never recorded; the kit records only ${RECORDED_HEADERS.join(', ')}`,
+    );
   }
   return {
     ignore,

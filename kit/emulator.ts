@@ -83,10 +83,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<RunningEm
   return {
     url: `http://${host}:${port}`,
     recordings: recordings.length,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -23,7 +23,8 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 export function renderHtmlReport(grouped: GroupedReport): string {
   const { report, summary } = grouped;
   const verdictCounts = (['differs', 'accepted', 'identical'] as const)
-    .map((verdict) => `${grouped.endpoints.filter((endpoint) => endpoint.verdict === verdict).length} ${verdict}`).join(', ');
+    .map((verdict) => `${grouped.endpoints.filter((endpoint) => endpoint.verdict === verdict).length} ${verdict}`)
+    .join(', ');
   const open = grouped.patterns.filter((pattern) => pattern.standing === 'open');
   const accepted = grouped.patterns.filter((pattern) => pattern.standing === 'accepted');
   const kinds = PATTERN_KINDS.filter((kind) => grouped.requests.some(({ differences }) => differences.some((d) => d.kind === kind)));
@@ -45,12 +46,17 @@ export function renderHtmlReport(grouped: GroupedReport): string {
     open.length === 0 ? '<p class="none">No open difference.</p>' : '',
     ...open.map((pattern) => patternBlock(pattern, summary.requests)),
     ...(accepted.length > 0 ? ['<h2>Accepted by the rules</h2>', ...accepted.map((pattern) => patternBlock(pattern, summary.requests))] : []),
-    ...grouped.unusedAcceptRules.map((rule) => `<p class="unused-rule">Accept rule <code>${escapeHtml(rule.path)}</code> (${escapeHtml(rule.kind)}) matched nothing.</p>`),
+    ...grouped.unusedAcceptRules.map(
+      (rule) => `<p class="unused-rule">Accept rule <code>${escapeHtml(rule.path)}</code> (${escapeHtml(rule.kind)}) matched nothing.</p>`,
+    ),
     ...noiseBlocks(grouped),
     '<h2>Endpoints</h2>',
     '<table class="endpoints"><thead><tr><th>verdict</th><th>endpoint</th><th>requests</th><th>open</th><th>accepted</th><th>noise</th></tr></thead><tbody>',
-    ...grouped.endpoints.map((e) => `<tr class="verdict-${e.verdict}"><td class="verdict">${e.verdict}</td><td class="request">${escapeHtml(e.endpoint)}</td>` +
-      `<td>${e.requests}</td><td>${e.open}</td><td>${e.accepted}</td><td>${e.noise}</td></tr>`),
+    ...grouped.endpoints.map(
+      (e) =>
+        `<tr class="verdict-${e.verdict}"><td class="verdict">${e.verdict}</td><td class="request">${escapeHtml(e.endpoint)}</td>` +
+        `<td>${e.requests}</td><td>${e.open}</td><td>${e.accepted}</td><td>${e.noise}</td></tr>`,
+    ),
     '</tbody></table>',
     '<h2>Request by request</h2>',
     ...requestSections(grouped),
@@ -104,10 +110,17 @@ function noiseBlock(pattern: NoisePattern, total: number): string {
 }
 
 function examplesTable(examples: PatternExample[]): string {
-  return '<table class="examples"><thead><tr><th>example</th><th>left</th><th>right</th></tr></thead><tbody>' +
-    examples.map((example) => `<tr><td class="request">${escapeHtml(example.request)}<br>${escapeHtml(example.path)}</td>` +
-      `<td class="left">${valueCell(example.left)}</td><td class="right">${valueCell(example.right)}</td></tr>`).join('') +
-    '</tbody></table>';
+  return (
+    '<table class="examples"><thead><tr><th>example</th><th>left</th><th>right</th></tr></thead><tbody>' +
+    examples
+      .map(
+        (example) =>
+          `<tr><td class="request">${escapeHtml(example.request)}<br>${escapeHtml(example.path)}</td>` +
+          `<td class="left">${valueCell(example.left)}</td><td class="right">${valueCell(example.right)}</td></tr>`,
+      )
+      .join('') +
+    '</tbody></table>'
+  );
 }
 
 function requestSections(grouped: GroupedReport): string[] {
@@ -126,10 +139,12 @@ function requestSections(grouped: GroupedReport): string[] {
       `<section class="request" id="request-${index + 1}"><h3>${escapeHtml(comparison.request)}</h3>`,
       `<p class="statuses">status ${comparison.leftStatus} → ${comparison.rightStatus}</p>`,
       '<table class="differences"><thead><tr><th>JSON path</th><th>kind</th><th>standing</th><th>left</th><th>right</th></tr></thead><tbody>',
-      ...differences.map(({ difference, kind, standing }) =>
-        `<tr class="difference standing-${standing}" data-kind="${kind}" data-endpoints="${endpoints}"><td class="path">${escapeHtml(differencePath(difference))}</td>` +
-        `<td class="kind">${kind}</td><td class="standing">${standing}</td>` +
-        `<td class="left">${valueCell(difference.left)}</td><td class="right">${valueCell(difference.right)}</td></tr>`),
+      ...differences.map(
+        ({ difference, kind, standing }) =>
+          `<tr class="difference standing-${standing}" data-kind="${kind}" data-endpoints="${endpoints}"><td class="path">${escapeHtml(differencePath(difference))}</td>` +
+          `<td class="kind">${kind}</td><td class="standing">${standing}</td>` +
+          `<td class="left">${valueCell(difference.left)}</td><td class="right">${valueCell(difference.right)}</td></tr>`,
+      ),
       '</tbody></table></section>',
     );
   });

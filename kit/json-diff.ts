@@ -128,18 +128,19 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
   const leftLabels = entryLabels(left);
   const rightLabels = entryLabels(right);
   const rightGroups = new Map<string, number[]>();
-  rightLabels.forEach((label, index) => rightGroups.set(entryGroup(label), [...(rightGroups.get(entryGroup(label)) ?? []), index]));
+  for (const [index, label] of rightLabels.entries()) rightGroups.set(entryGroup(label), [...(rightGroups.get(entryGroup(label)) ?? []), index]);
   const leftGroups = new Map<string, number[]>();
-  leftLabels.forEach((label, index) => leftGroups.set(entryGroup(label), [...(leftGroups.get(entryGroup(label)) ?? []), index]));
+  for (const [index, label] of leftLabels.entries()) leftGroups.set(entryGroup(label), [...(leftGroups.get(entryGroup(label)) ?? []), index]);
   const pairOf = new Map<number, number>(); // left index → right index
   for (const [group, leftIndexes] of leftGroups) {
     const free = [...(rightGroups.get(group) ?? [])];
     const unmatched: number[] = [];
     for (const leftIndex of leftIndexes) {
       const entryPath = [...path, labelSegment(leftLabels[leftIndex]!)];
-      const equal = leftIndexes.length === 1 && free.length === 1
-        ? -1
-        : free.findIndex((rightIndex) => sameUnderRules(left[leftIndex]!, right[rightIndex]!, entryPath, rules, embedded));
+      const equal =
+        leftIndexes.length === 1 && free.length === 1
+          ? -1
+          : free.findIndex((rightIndex) => sameUnderRules(left[leftIndex]!, right[rightIndex]!, entryPath, rules, embedded));
 
       if (equal >= 0) pairOf.set(leftIndex, free.splice(equal, 1)[0]!);
       else unmatched.push(leftIndex);
@@ -158,7 +159,8 @@ function compareEntries(left: JsonValue[], right: JsonValue[], path: JsonPath, r
   });
   right.forEach((rightEntry, index) => {
     const entryPath = [...path, labelSegment(rightLabels[index]!)];
-    if (!pairedRight.has(index) && !ignored(entryPath, rules)) out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'extra', right: valueText(rightEntry) });
+    if (!pairedRight.has(index) && !ignored(entryPath, rules))
+      out.push({ path: renderPath(entryPath), segments: entryPath, kind: 'extra', right: valueText(rightEntry) });
   });
 }
 
@@ -199,7 +201,10 @@ export function entryLabels(entries: JsonValue[]): string[] {
     const id = isJsonObject(resource) ? resource.get('id') : undefined;
     if (typeof fullUrl === 'string' && /[^/]$/.test(fullUrl)) label = `full_url=${fullUrl}`;
     else if (typeof id === 'string' && id !== '' && isJsonObject(resource)) label = `id=${String(resource.get('resourceType') ?? '')}/${id}`;
-    else label = `position=${(unlabelled += 1)}`;
+    else {
+      unlabelled += 1;
+      label = `position=${unlabelled}`;
+    }
     const count = (seen.get(label) ?? 0) + 1;
     seen.set(label, count);
     return count === 1 ? label : `${label}#${count}`;

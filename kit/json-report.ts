@@ -22,8 +22,15 @@ export function exitCodeOf(grouped: GroupedReport): number {
 }
 
 export function jsonReport(grouped: GroupedReport): unknown {
-  const pattern = ({ path, kind, requests, differences, endpoints, examples, reason }: DifferencePattern) =>
-    ({ path, kind, requests, differences, endpoints, ...(reason !== undefined ? { reason } : {}), examples });
+  const pattern = ({ path, kind, requests, differences, endpoints, examples, reason }: DifferencePattern) => ({
+    path,
+    kind,
+    requests,
+    differences,
+    endpoints,
+    ...(reason !== undefined ? { reason } : {}),
+    examples,
+  });
   return {
     format: JSON_REPORT_FORMAT,
     left: grouped.report.left,

@@ -178,7 +178,9 @@ export function selectionReport(selection: LogSelection): string[] {
   ];
   if (selection.sample) {
     const notDrawn = linesKept - requestLines;
-    report.push(`sampled at most ${selection.sample.perEndpoint} per endpoint (seed "${escapeControls(selection.sample.seed)}"): ${count(notDrawn, 'line')} of requests not drawn`);
+    report.push(
+      `sampled at most ${selection.sample.perEndpoint} per endpoint (seed "${escapeControls(selection.sample.seed)}"): ${count(notDrawn, 'line')} of requests not drawn`,
+    );
   }
   for (const [endpoint, tally] of selection.endpoints) {
     report.push(`  ${endpoint}: ${count(tally.lines, 'line')}, ${count(tally.requests, 'request')} kept (standing for ${tally.requestLines} of the lines)`);

@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { JsonSyntaxError, parseJsonText } from './json-text.ts';
-import { safeName, type RecordedMethod, type RequestSpec } from './requests-file.ts';
+import { safeName, type RequestSpec } from './requests-file.ts';
 
 /** The response headers that matter to a client of the legacy interface; the rest differ per response. */
 export const RECORDED_HEADERS = ['content-type', 'etag', 'cache-control'] as const;
@@ -62,6 +62,7 @@ export function requestLine(request: Pick<RequestSpec, 'method' | 'path' | 'quer
   return escapeControls(`${request.method} ${request.path}${query ? `?${query}` : ''}${body}`);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control and invisible characters escapeControls makes visible.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 export function escapeControls(text: string): string {
@@ -141,8 +142,10 @@ export async function readRecordings(dir: string): Promise<{ file: string; recor
   } catch (error) {
     throw new RecordingError(`recordings folder ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return Promise.all(names.map(async (name) => {
-    const file = join(dir, name);
-    return { file, recording: parseRecording(await readFile(file, 'utf8'), file) };
-  }));
+  return Promise.all(
+    names.map(async (name) => {
+      const file = join(dir, name);
+      return { file, recording: parseRecording(await readFile(file, 'utf8'), file) };
+    }),
+  );
 }

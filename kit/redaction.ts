@@ -33,8 +33,7 @@ const TELECOM_KINDS: Record<string, PseudonymKind> = { phone: 'phone', fax: 'pho
 const NAME_KEYS = ['name', 'valueHumanName'];
 const ADDRESS_KEYS = ['address', 'valueAddress'];
 const TELECOM_KEYS = ['telecom', 'valueContactPoint'];
-const under = (holders: readonly string[], key: string, kind: FieldRule['kind']): FieldRule[] =>
-  holders.map((holder) => ({ keys: [holder, key], kind }));
+const under = (holders: readonly string[], key: string, kind: FieldRule['kind']): FieldRule[] => holders.map((holder) => ({ keys: [holder, key], kind }));
 
 const FIELD_RULES: readonly FieldRule[] = [
   // HumanName (the Practitioner's and any other name object); `text` is caught by the free-text rule.
@@ -127,7 +126,11 @@ export function createRedactor(key: string | undefined): Redactor {
   };
   const redactAll = (value: JsonValue, kind: PseudonymKind): JsonValue => {
     if (typeof value === 'string') return value === '' ? value : pseudonym(kind, value);
-    if (Array.isArray(value)) return unchangedOr(value, value.map((item) => redactAll(item, kind)));
+    if (Array.isArray(value))
+      return unchangedOr(
+        value,
+        value.map((item) => redactAll(item, kind)),
+      );
     if (isJsonObject(value)) return unchangedOr(value, new Map([...value].map(([key, member]) => [key, redactAll(member, kind)])));
     return value;
   };
@@ -135,13 +138,20 @@ export function createRedactor(key: string | undefined): Redactor {
   /** Returns the same object when nothing under it changed, so unchanged embedded JSON keeps its text. */
   const redact = (value: JsonValue, at: At): JsonValue => {
     if (typeof value === 'string') return redactString(value, at);
-    if (Array.isArray(value)) return unchangedOr(value, value.map((item) => redact(item, at)));
+    if (Array.isArray(value))
+      return unchangedOr(
+        value,
+        value.map((item) => redact(item, at)),
+      );
     if (isJsonObject(value)) {
       const type = value.get('resourceType');
       const resource = typeof type === 'string' ? { resourceType: type, resourceAt: at.keys.length } : at;
       const members: JsonObject = new Map();
       for (const [member, memberValue] of value) {
-        members.set(member, redact(memberValue, { keys: [...at.keys, member], holder: value, resourceType: resource.resourceType, resourceAt: resource.resourceAt }));
+        members.set(
+          member,
+          redact(memberValue, { keys: [...at.keys, member], holder: value, resourceType: resource.resourceType, resourceAt: resource.resourceAt }),
+        );
       }
       return unchangedOr(value, members);
     }

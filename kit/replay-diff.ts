@@ -146,7 +146,13 @@ async function loadNoise(dir: string | undefined, redactor: Redactor | undefined
 }
 
 /** The left answer against the second recording of the same request; `null` when there is none. */
-function compareWithNoise(request: RequestSpec, left: Exchange, noise: NoiseRecordings, tokens: readonly (string | undefined)[], options: CommonOptions): RequestComparison | null {
+function compareWithNoise(
+  request: RequestSpec,
+  left: Exchange,
+  noise: NoiseRecordings,
+  tokens: readonly (string | undefined)[],
+  options: CommonOptions,
+): RequestComparison | null {
   const second = noise.byRequest.get(requestKey(request));
   if (second === undefined) return null;
   const scrubbed = scrubExchange(second.recording, tokens);
@@ -154,7 +160,12 @@ function compareWithNoise(request: RequestSpec, left: Exchange, noise: NoiseReco
   return comparison(request, left, other, options.rules, second.file);
 }
 
-function report(left: string, right: string, compared: { comparison: RequestComparison; noise: RequestComparison | null | undefined }[], noise: NoiseRecordings | undefined): DiffReport {
+function report(
+  left: string,
+  right: string,
+  compared: { comparison: RequestComparison; noise: RequestComparison | null | undefined }[],
+  noise: NoiseRecordings | undefined,
+): DiffReport {
   const comparisons = compared.map((result) => result.comparison);
   if (noise === undefined) return { left, right, comparisons };
   const paired = compared.flatMap((result) => (result.noise ? [result.noise] : []));
@@ -209,13 +220,23 @@ export function compareExchanges(left: Exchange, right: Exchange, rules: DiffRul
   const leftJson = tryParseJsonText(left.bodyText);
   const rightJson = tryParseJsonText(right.bodyText);
   if (leftJson !== undefined && rightJson !== undefined) differences.push(...diffJson(leftJson, rightJson, rules));
-  else differences.push({ path: '$', segments: [], kind: 'changed', left: JSON.stringify(left.bodyText.slice(0, 4000)), right: JSON.stringify(right.bodyText.slice(0, 4000)) });
+  else
+    differences.push({
+      path: '$',
+      segments: [],
+      kind: 'changed',
+      left: JSON.stringify(left.bodyText.slice(0, 4000)),
+      right: JSON.stringify(right.bodyText.slice(0, 4000)),
+    });
   return differences;
 }
 
 /** `application/json;charset=UTF-8` and `application/json; charset=utf-8` are one header to a client. */
 function normalizeHeader(value: string): string {
-  return value.toLowerCase().replace(/\s*([;,=])\s*/g, '$1').trim();
+  return value
+    .toLowerCase()
+    .replace(/\s*([;,=])\s*/g, '$1')
+    .trim();
 }
 
 function redactExchange<T extends Exchange>(exchange: T, redactor: Redactor): T {

@@ -74,7 +74,10 @@ function parseRequestLine(line: string): RequestSpec {
   if ([...query, ...bodyPairs].some(([name]) => name.toLowerCase() === 'access_token')) {
     throw new RequestsFileError('holds an access_token: tokens never go into files; set LEGACY_ACCESS_TOKEN instead');
   }
-  const words = comment.trim().split(/\s+/).filter((word) => word !== '');
+  const words = comment
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   const withToken = !words.includes('no-token');
   const named = words.filter((word) => word !== 'no-token').join('-');
   const spec: Omit<RequestSpec, 'scenario'> = { method, path, query, withToken, ...(method === 'POST' ? { requestBody: body ?? '' } : {}) };

@@ -34,8 +34,9 @@ export function formatTextReport(grouped: GroupedReport): string {
   const lines = [
     `compared ${summary.requests} requests (${report.left} → ${report.right}): ` +
       `${summary.requestsWithDifferences} with differences, ${summary.differences} differences`,
-    `outcome: ${grouped.outcome} (${['differs', 'accepted', 'identical'].map((verdict) =>
-      `${grouped.endpoints.filter((endpoint) => endpoint.verdict === verdict).length} ${verdict}`).join(', ')}; endpoints below)`,
+    `outcome: ${grouped.outcome} (${['differs', 'accepted', 'identical']
+      .map((verdict) => `${grouped.endpoints.filter((endpoint) => endpoint.verdict === verdict).length} ${verdict}`)
+      .join(', ')}; endpoints below)`,
   ];
   const open = grouped.patterns.filter((pattern) => pattern.standing === 'open');
   const accepted = grouped.patterns.filter((pattern) => pattern.standing === 'accepted');
@@ -46,21 +47,30 @@ export function formatTextReport(grouped: GroupedReport): string {
   for (const rule of grouped.unusedAcceptRules) lines.push(`  (accept rule ${rule.path} ${rule.kind} matched nothing)`);
   if (grouped.noise) {
     const { noise } = grouped;
-    lines.push('', `noise: paths that differ between two recordings of the old system (${noise.dir}; ${noise.compared} requests paired, ${noise.unmatched} without a second recording); left out of the verdict:`);
+    lines.push(
+      '',
+      `noise: paths that differ between two recordings of the old system (${noise.dir}; ${noise.compared} requests paired, ${noise.unmatched} without a second recording); left out of the verdict:`,
+    );
     if (noise.patterns.length === 0) lines.push('  none');
     for (const pattern of noise.patterns) {
-      lines.push(`  ${pattern.kinds.join('/').padEnd(9)} ${pattern.path}  ${plural(pattern.requests, 'request')}; ${pattern.leftOut} against the target left out  ${pattern.endpoints.join(', ')}`);
+      lines.push(
+        `  ${pattern.kinds.join('/').padEnd(9)} ${pattern.path}  ${plural(pattern.requests, 'request')}; ${pattern.leftOut} against the target left out  ${pattern.endpoints.join(', ')}`,
+      );
       lines.push(...pattern.examples.map(exampleLine));
     }
   }
   lines.push('', 'endpoints:');
   const width = Math.max(0, ...grouped.endpoints.map((endpoint) => endpoint.endpoint.length));
   for (const endpoint of grouped.endpoints) {
-    lines.push(`  ${endpoint.verdict.padEnd(9)} ${endpoint.endpoint.padEnd(width)}  ${plural(endpoint.requests, 'request')}; differences: ${endpoint.open} open, ${endpoint.accepted} accepted, ${endpoint.noise} noise`);
+    lines.push(
+      `  ${endpoint.verdict.padEnd(9)} ${endpoint.endpoint.padEnd(width)}  ${plural(endpoint.requests, 'request')}; differences: ${endpoint.open} open, ${endpoint.accepted} accepted, ${endpoint.noise} noise`,
+    );
   }
-  const detail = grouped.requests.flatMap(({ comparison, differences }) => differences
-    .filter((classified) => classified.standing === 'open')
-    .map(({ difference }) => `${comparison.request} ${differencePath(difference)}: ${differenceValues(difference)}`));
+  const detail = grouped.requests.flatMap(({ comparison, differences }) =>
+    differences
+      .filter((classified) => classified.standing === 'open')
+      .map(({ difference }) => `${comparison.request} ${differencePath(difference)}: ${differenceValues(difference)}`),
+  );
   if (detail.length > 0) {
     lines.push('', 'open differences, request by request:', ...detail.slice(0, MAX_DETAIL_LINES));
     if (detail.length > MAX_DETAIL_LINES) lines.push(`… ${detail.length - MAX_DETAIL_LINES} more (--html FILE or --json FILE has every one)`);

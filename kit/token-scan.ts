@@ -137,14 +137,14 @@ function decodeRound(stage: Stage): Stage | undefined {
   };
   ESCAPE.lastIndex = 0;
   for (let match = ESCAPE.exec(text); match !== null; match = ESCAPE.exec(text)) {
-    const [escape] = match;
+    const [sequence] = match;
     const at = match.index;
-    if (escape.startsWith('%')) decodePercentRun(escape, at, emit);
-    else if (escape === '\\/') emit('/', at, at + 2);
-    else if (escape.startsWith('\\u')) emit(String.fromCharCode(Number.parseInt(escape.slice(2), 16)), at, at + escape.length);
+    if (sequence.startsWith('%')) decodePercentRun(sequence, at, emit);
+    else if (sequence === '\\/') emit('/', at, at + 2);
+    else if (sequence.startsWith('\\u')) emit(String.fromCharCode(Number.parseInt(sequence.slice(2), 16)), at, at + sequence.length);
     else {
-      const code = escape[2] === 'x' || escape[2] === 'X' ? Number.parseInt(escape.slice(3, -1), 16) : Number.parseInt(escape.slice(2, -1), 10);
-      emit(code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd', at, at + escape.length);
+      const code = sequence[2] === 'x' || sequence[2] === 'X' ? Number.parseInt(sequence.slice(3, -1), 16) : Number.parseInt(sequence.slice(2, -1), 10);
+      emit(code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd', at, at + sequence.length);
     }
   }
   copyUpTo(text.length);

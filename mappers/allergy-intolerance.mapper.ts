@@ -4,9 +4,7 @@
  * display the patient's name as `Given, Family` (../shared/LEGACY-WIRE.md).
  */
 import * as v from 'valibot';
-import {
-  codeableConceptSchema, legacyConcept, object, objects, referenceOf, systemCodes, systemCodeSchema, text, type Json,
-} from './fhir-values.ts';
+import { codeableConceptSchema, legacyConcept, object, objects, referenceOf, systemCodes, systemCodeSchema, text, type Json } from './fhir-values.ts';
 import { defineShape, patientName, type MapContext } from './legacy-shape.ts';
 
 const statusSchema = v.nullable(v.strictObject({ coding: v.array(systemCodeSchema) }));
@@ -27,9 +25,7 @@ export const allergyIntoleranceShape = defineShape({
   schema: v.strictObject({
     resourceType: v.literal('AllergyIntolerance'),
     code: v.nullable(codeableConceptSchema),
-    reaction: v.array(
-      v.strictObject({ manifestation: v.array(codeableConceptSchema), severity: v.nullable(v.string()) }),
-    ),
+    reaction: v.array(v.strictObject({ manifestation: v.array(codeableConceptSchema), severity: v.nullable(v.string()) })),
     clinicalStatus: statusSchema,
     verificationStatus: statusSchema,
     patient: v.nullable(v.strictObject({ display: v.string(), reference: v.string() })),

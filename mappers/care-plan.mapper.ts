@@ -4,9 +4,7 @@
  * reference table lists as required is present: `null` when the upstream lacks it, `[]` for arrays.
  */
 import * as v from 'valibot';
-import {
-  legacyMeta, metaSchema, object, objects, patientReferenceSchema, systemCodes, systemCodeSchema, text,
-} from './fhir-values.ts';
+import { legacyMeta, metaSchema, object, objects, patientReferenceSchema, systemCodes, systemCodeSchema, text } from './fhir-values.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 
 /** The narrative's two members; a narrative missing either is not a usable one, so it counts as absent. */

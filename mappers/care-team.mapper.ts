@@ -4,9 +4,7 @@
  * keeps its role, with `member: null`, rather than being dropped.
  */
 import * as v from 'valibot';
-import {
-  codings, codingSchema, displayedReferenceSchema, legacyMeta, metaSchema, objects, patientReferenceSchema, text,
-} from './fhir-values.ts';
+import { codings, codingSchema, displayedReferenceSchema, legacyMeta, metaSchema, objects, patientReferenceSchema, text } from './fhir-values.ts';
 import { defineShape, namedReference, patientReference } from './legacy-shape.ts';
 
 export const careTeamShape = defineShape({

@@ -7,8 +7,17 @@
  */
 import * as v from 'valibot';
 import {
-  codingSchema, codings, legacyMeta, metaSchema, object, objects, patientReferenceSchema, referenceOf, referenceSchema,
-  withDefined, type Json,
+  codingSchema,
+  codings,
+  legacyMeta,
+  metaSchema,
+  object,
+  objects,
+  patientReferenceSchema,
+  referenceOf,
+  referenceSchema,
+  withDefined,
+  type Json,
 } from './fhir-values.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';

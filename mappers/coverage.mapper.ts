@@ -7,7 +7,12 @@
 import * as v from 'valibot';
 import { text } from './fhir-values.ts';
 import {
-  fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirReferenceSchema, withLegacyTimes, writtenArray,
+  fhirCodeableConceptSchema,
+  fhirIdentifierSchema,
+  fhirPeriodSchema,
+  fhirReferenceSchema,
+  withLegacyTimes,
+  writtenArray,
   writtenObject,
 } from './fhir-passthrough.ts';
 import { defineShape } from './legacy-shape.ts';
@@ -32,18 +37,24 @@ export const coverageShape = defineShape({
     Class: v.array(classSchema),
   }),
   // The period's ends in the old system's timestamp form when they hold a time of day (fhir-passthrough.ts).
-  map: (coverage, context) => withLegacyTimes({
-    resourceType: 'Coverage',
-    id: coverage.id ?? null,
-    identifier: writtenArray(coverage.identifier),
-    type: writtenObject(coverage.type),
-    status: text(coverage.status) ?? null,
-    subscriber: writtenObject(coverage.subscriber),
-    beneficiary: writtenObject(coverage.beneficiary),
-    relationship: writtenObject(coverage.relationship),
-    subscriberId: text(coverage.subscriberId) ?? null,
-    period: writtenObject(coverage.period),
-    payor: writtenArray(coverage.payor),
-    Class: writtenArray(coverage.class),
-  }, context.time, [], ['period']),
+  map: (coverage, context) =>
+    withLegacyTimes(
+      {
+        resourceType: 'Coverage',
+        id: coverage.id ?? null,
+        identifier: writtenArray(coverage.identifier),
+        type: writtenObject(coverage.type),
+        status: text(coverage.status) ?? null,
+        subscriber: writtenObject(coverage.subscriber),
+        beneficiary: writtenObject(coverage.beneficiary),
+        relationship: writtenObject(coverage.relationship),
+        subscriberId: text(coverage.subscriberId) ?? null,
+        period: writtenObject(coverage.period),
+        payor: writtenArray(coverage.payor),
+        Class: writtenArray(coverage.class),
+      },
+      context.time,
+      [],
+      ['period'],
+    ),
 });

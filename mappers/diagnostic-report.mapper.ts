@@ -6,8 +6,19 @@
 import * as v from 'valibot';
 import type { FhirResource } from '../src/fhir/primitives.ts';
 import {
-  codingSchema, codings, dateSchema, displayedReferenceSchema, displayedReferences, legacyMeta, metaSchema, object, objects, referenceOf, referenceSchema,
-  text, type Json,
+  codingSchema,
+  codings,
+  dateSchema,
+  displayedReferenceSchema,
+  displayedReferences,
+  legacyMeta,
+  metaSchema,
+  object,
+  objects,
+  referenceOf,
+  referenceSchema,
+  text,
+  type Json,
 } from './fhir-values.ts';
 import { defineShape, type MapContext } from './legacy-shape.ts';
 
@@ -35,9 +46,11 @@ function effectiveDate(report: FhirResource, context: MapContext): string | unde
 /** Category codings keep `code` and `display` as null when the upstream leaves them out (spec 2.3). */
 function category(report: FhirResource): Json[] {
   return objects(report.category).map((concept) => ({
-    coding: objects(concept.coding).map((coding) =>
-      ({ system: text(coding.system) ?? null, code: text(coding.code) ?? null, display: text(coding.display) ?? null }),
-    ),
+    coding: objects(concept.coding).map((coding) => ({
+      system: text(coding.system) ?? null,
+      code: text(coding.code) ?? null,
+      display: text(coding.display) ?? null,
+    })),
     text: text(concept.text) ?? null,
   }));
 }

@@ -54,7 +54,8 @@ export function encounterRecordJson(encounter: FhirResource, context: MapContext
     for (const author of objects(note.author)) authors.add(text(author.display) ?? displayName(context.resolve(referenceOf(author))));
   }
   // The patient's name as every legacy `subject.display` writes it (legacy-shape.ts).
-  return `{"patient_name":${json(referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null)}` +
+  return (
+    `{"patient_name":${json(referenceOf(encounter.subject) ? patientName(encounter.subject, context, ' ') : null)}` +
     `,"identifier":${json(text(objects(encounter.identifier)[0]?.value) ?? encounter.id)}` +
     `,"name":${json(text(type?.text) ?? text(typeCoding?.display))}` +
     `,"code":${json(text(typeCoding?.code))}` +
@@ -70,10 +71,12 @@ export function encounterRecordJson(encounter: FhirResource, context: MapContext
     `,"reason_for_referral":${json(reasons.text())}` +
     `,"progress_note":${json(notes.progress)}` +
     `,"author":${json(authors.text())}` +
-    `,"status":${json(text(encounter.status))}}`;
+    `,"status":${json(text(encounter.status))}}`
+  );
 }
 
 /** What JSON.stringify escapes in a string: quote, backslash, control characters, (lone) surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finds the control characters JSON.stringify escapes, to know when to call it.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

@@ -5,7 +5,16 @@
  */
 import * as v from 'valibot';
 import {
-  legacyMeta, metaSchema, object, objects, ownEntry, referenceOf, referenceSchema, systemCodeSchema, systemCodes, text,
+  legacyMeta,
+  metaSchema,
+  object,
+  objects,
+  ownEntry,
+  referenceOf,
+  referenceSchema,
+  systemCodeSchema,
+  systemCodes,
+  text,
   type Json,
 } from './fhir-values.ts';
 import { encounterRecordJson } from './encounter-record.ts';
@@ -13,9 +22,17 @@ import { defineShape, type MapContext } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';
 
 const ACT_CODE_DISPLAYS: Record<string, string> = {
-  AMB: 'ambulatory', EMER: 'emergency', FLD: 'field', HH: 'home health', IMP: 'inpatient encounter',
-  ACUTE: 'inpatient acute', NONAC: 'inpatient non-acute', OBSENC: 'observation encounter',
-  PRENC: 'pre-admission', SS: 'short stay', VR: 'virtual',
+  AMB: 'ambulatory',
+  EMER: 'emergency',
+  FLD: 'field',
+  HH: 'home health',
+  IMP: 'inpatient encounter',
+  ACUTE: 'inpatient acute',
+  NONAC: 'inpatient non-acute',
+  OBSENC: 'observation encounter',
+  PRENC: 'pre-admission',
+  SS: 'short stay',
+  VR: 'virtual',
 };
 
 /** The type of the identifier that carries the record (docs/decisions.md). */

@@ -56,12 +56,20 @@ export function withLegacyTimes<T extends Json | null>(value: T, time: LegacyTim
 const optionalString = v.optional(v.string());
 
 export const fhirCodingSchema = v.looseObject({
-  system: optionalString, version: optionalString, code: optionalString, display: optionalString, userSelected: v.optional(v.boolean()),
+  system: optionalString,
+  version: optionalString,
+  code: optionalString,
+  display: optionalString,
+  userSelected: v.optional(v.boolean()),
 });
 export const fhirCodeableConceptSchema = v.looseObject({ coding: v.optional(v.array(fhirCodingSchema)), text: optionalString });
 export const fhirPeriodSchema = v.looseObject({ start: optionalString, end: optionalString });
 export const fhirQuantitySchema = v.looseObject({
-  value: v.optional(v.number()), comparator: optionalString, unit: optionalString, system: optionalString, code: optionalString,
+  value: v.optional(v.number()),
+  comparator: optionalString,
+  unit: optionalString,
+  system: optionalString,
+  code: optionalString,
 });
 export const fhirReferenceSchema = v.looseObject({
   reference: optionalString,

@@ -8,7 +8,6 @@ import { datePart, isObject, normalizeReference, ownEntry, type FhirResource, ty
 // The FHIR primitives (src/fhir/primitives.ts), passed on so a mapper imports its readers from one place.
 export { datePart, isObject, normalizeReference, ownEntry, type Json };
 
-
 /**
  * The value as an array of objects ([] for anything else), for reading only: the array itself when
  * every item is an object (no copy: mappers call this for every list of every record).

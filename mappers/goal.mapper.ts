@@ -7,9 +7,7 @@
  */
 import * as v from 'valibot';
 import { codeableConceptSchema, legacyConcept, patientReferenceSchema, text } from './fhir-values.ts';
-import {
-  fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, writtenArray,
-} from './fhir-passthrough.ts';
+import { fhirCodeableConceptSchema, fhirQuantitySchema, fhirRangeSchema, fhirRatioSchema, writtenArray } from './fhir-passthrough.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 
 /** FHIR Goal.target, with its detail[x] and due[x] choices. */

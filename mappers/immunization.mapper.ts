@@ -5,9 +5,7 @@
  * never loses its reason; `null` when the upstream gives no reason at all (as on a completed one).
  */
 import * as v from 'valibot';
-import {
-  codeableConceptSchema, legacyConcept, object, objects, referenceOf, referenceSchema, text, type Json,
-} from './fhir-values.ts';
+import { codeableConceptSchema, legacyConcept, object, objects, referenceOf, referenceSchema, text, type Json } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';
 

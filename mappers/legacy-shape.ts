@@ -79,7 +79,10 @@ export function createMapContext(resources: readonly FhirResource[], time: Legac
   const indexReferencers = (): void => {
     for (const resource of resources) {
       let ofType = referencers.get(resource.resourceType);
-      if (ofType === undefined) referencers.set(resource.resourceType, (ofType = new Map()));
+      if (ofType === undefined) {
+        ofType = new Map();
+        referencers.set(resource.resourceType, ofType);
+      }
       for (const target of referencesIn(resource)) {
         const list = ofType.get(target);
         if (list === undefined) ofType.set(target, [resource]);

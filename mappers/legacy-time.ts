@@ -49,7 +49,14 @@ function readFhirDateTime(written: string): ReadTime | undefined {
   const match = FHIR_DATE_TIME.exec(written);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second, fraction, offset] = match;
-  const numbers = [year, month ?? '01', day ?? '01', hour ?? '00', minute ?? '00', second ?? '00'].map(Number) as [number, number, number, number, number, number];
+  const numbers = [year, month ?? '01', day ?? '01', hour ?? '00', minute ?? '00', second ?? '00'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const [y, mo, d, h, mi, s] = numbers;
   if (mo < 1 || mo > 12 || d < 1 || d > daysIn(y, mo) || h > 23 || mi > 59 || s > 60) return undefined;
   const millis = fraction === undefined ? 0 : Number(fraction.padEnd(3, '0').slice(0, 3));

@@ -6,16 +6,34 @@
  */
 import * as v from 'valibot';
 import {
-  codeableConceptSchema, codings, codingSchema, conceptWith, effectiveTimestamp, legacyConcept, object, objects, patientReferenceSchema,
-  systemCodes, systemCodeSchema, text,
+  codeableConceptSchema,
+  codings,
+  codingSchema,
+  conceptWith,
+  effectiveTimestamp,
+  legacyConcept,
+  object,
+  objects,
+  patientReferenceSchema,
+  systemCodes,
+  systemCodeSchema,
+  text,
 } from './fhir-values.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 import { legacyTimestampSchema } from './legacy-time.ts';
 
 /** Value types other than CodeableConcept are passed through under their FHIR name (docs/decisions.md). */
 const PASSED_THROUGH_VALUES = [
-  'valueQuantity', 'valueString', 'valueBoolean', 'valueInteger', 'valueRange', 'valueRatio',
-  'valueSampledData', 'valueTime', 'valueDateTime', 'valuePeriod',
+  'valueQuantity',
+  'valueString',
+  'valueBoolean',
+  'valueInteger',
+  'valueRange',
+  'valueRatio',
+  'valueSampledData',
+  'valueTime',
+  'valueDateTime',
+  'valuePeriod',
 ] as const;
 
 /** One component: its code in the legacy form, its value[x] as FHIR writes it. */

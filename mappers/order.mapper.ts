@@ -19,9 +19,10 @@ export const orderShape = defineShape({
   }),
   map: (request, context) => {
     const self = request.id === undefined ? undefined : `ServiceRequest/${request.id}`;
-    const reports = self === undefined ? [] : context.referencing('DiagnosticReport', self).filter((report) =>
-      objects(report.basedOn).some((basedOn) => referenceOf(basedOn) === self),
-    );
+    const reports =
+      self === undefined
+        ? []
+        : context.referencing('DiagnosticReport', self).filter((report) => objects(report.basedOn).some((basedOn) => referenceOf(basedOn) === self));
     // One string field for what may be several codes on several reports: all of them, comma-joined.
     const conclusionCodes = reports
       .flatMap((report) => objects(report.conclusionCode))

@@ -5,9 +5,7 @@
  * (the shape has no `end`). Telecom and address are personal data: never logged.
  */
 import * as v from 'valibot';
-import {
-  dateSchema, datePart, legacyMeta, metaSchema, object, objects, text, type Json,
-} from './fhir-values.ts';
+import { dateSchema, datePart, legacyMeta, metaSchema, object, objects, text, type Json } from './fhir-values.ts';
 import { defineShape } from './legacy-shape.ts';
 
 const nullableString = v.nullable(v.string());

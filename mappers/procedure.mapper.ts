@@ -5,9 +5,7 @@
  * is always present. Other required fields are `null` when the upstream lacks them.
  */
 import * as v from 'valibot';
-import {
-  codings, codingSchema, dateSchema, type Json, legacyMeta, metaSchema, object, patientReferenceSchema, text,
-} from './fhir-values.ts';
+import { codings, codingSchema, dateSchema, type Json, legacyMeta, metaSchema, object, patientReferenceSchema, text } from './fhir-values.ts';
 import { defineShape, patientReference, type MapContext } from './legacy-shape.ts';
 
 function performedPeriod(procedure: Json, { time }: MapContext): Json {

@@ -7,8 +7,14 @@
 import * as v from 'valibot';
 import { patientReferenceSchema } from './fhir-values.ts';
 import {
-  fhirCodeableConceptSchema, fhirIdentifierSchema, fhirPeriodSchema, fhirQuantitySchema, fhirReferenceSchema,
-  withLegacyTimes, writtenArray, writtenObject,
+  fhirCodeableConceptSchema,
+  fhirIdentifierSchema,
+  fhirPeriodSchema,
+  fhirQuantitySchema,
+  fhirReferenceSchema,
+  withLegacyTimes,
+  writtenArray,
+  writtenObject,
 } from './fhir-passthrough.ts';
 import { defineShape, patientReference } from './legacy-shape.ts';
 

@@ -26,7 +26,14 @@ const UTC: ZoneOffsets = { offsetMinutesAt: () => 0, instantOfLocal: (wall) => w
 export function zoneOffsets(zone: string): ZoneOffsets {
   // Throws a RangeError for a zone the runtime does not know: configuration checks rely on it.
   const format = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
   });
   if (format.resolvedOptions().timeZone === 'UTC') return UTC;
 
@@ -59,9 +66,7 @@ export function zoneOffsets(zone: string): ZoneOffsets {
       // The offsets in force around the reading; a reading can only mean one of them.
       const before = offsetMinutesAt(wall - DAY);
       const after = offsetMinutesAt(wall + DAY);
-      const meanings = [before, after]
-        .map((offset) => wall - offset * MINUTE)
-        .filter((instant) => instant + offsetMinutesAt(instant) * MINUTE === wall);
+      const meanings = [before, after].map((offset) => wall - offset * MINUTE).filter((instant) => instant + offsetMinutesAt(instant) * MINUTE === wall);
       return meanings.length > 0 ? Math.min(...meanings) : wall - before * MINUTE;
     },
   };

@@ -35,7 +35,9 @@ try {
   const writing = seconds(at);
   console.error(`wrote ${COUNT} recordings ×3 in ${writing.toFixed(1)} s`);
 
-  emulator = spawn(process.execPath, ['--import', 'tsx', 'scripts/emulate.ts', '--recordings', site.next, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  emulator = spawn(process.execPath, ['--import', 'tsx', 'scripts/emulate.ts', '--recordings', site.next, '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const target = await new Promise<string>((resolve, reject) => {
     emulator!.once('exit', (code) => reject(new Error(`the emulator stopped (${code})`)));
     createInterface({ input: emulator!.stderr! }).on('line', (line) => {
@@ -78,15 +80,20 @@ try {
     ['JSON report', jsoning, mb(json.length)],
     ['total (what npm run diff does after reading its arguments)', total, total < 60 ? 'under a minute' : 'OVER A MINUTE'],
   ] as const;
-  console.log(`diff benchmark: ${COUNT} recordings, bodies ${mb(site.bodyBytes)} (mean ${(site.bodyBytes / COUNT / 1024).toFixed(1)} KB), ` +
-    `concurrency ${CONCURRENCY}, target: the emulator in a child process; ${process.platform} ${process.arch}, Node ${process.version}, ${cpus().length} cores`);
+  console.log(
+    `diff benchmark: ${COUNT} recordings, bodies ${mb(site.bodyBytes)} (mean ${(site.bodyBytes / COUNT / 1024).toFixed(1)} KB), ` +
+      `concurrency ${CONCURRENCY}, target: the emulator in a child process; ${process.platform} ${process.arch}, Node ${process.version}, ${cpus().length} cores`,
+  );
   console.log('');
   console.log('| phase | seconds | |');
   console.log('|---|---:|---|');
   for (const [phase, time, note] of rows) console.log(`| ${phase} | ${time.toFixed(2)} | ${note} |`);
   console.log('');
-  console.log(`peak RSS of the diff's process: ${mb(peakRss)}; ${grouped.summary.differences} differences in ${grouped.summary.requestsWithDifferences} requests; outcome ${grouped.outcome}`);
-  for (const pattern of grouped.patterns) console.log(`  ${pattern.standing} ${pattern.kind} ${pattern.path}: ${pattern.requests} requests, ${pattern.differences} differences`);
+  console.log(
+    `peak RSS of the diff's process: ${mb(peakRss)}; ${grouped.summary.differences} differences in ${grouped.summary.requestsWithDifferences} requests; outcome ${grouped.outcome}`,
+  );
+  for (const pattern of grouped.patterns)
+    console.log(`  ${pattern.standing} ${pattern.kind} ${pattern.path}: ${pattern.requests} requests, ${pattern.differences} differences`);
   for (const pattern of grouped.noise?.patterns ?? []) console.log(`  noise ${pattern.path}: ${pattern.requests} requests, ${pattern.leftOut} left out`);
 } finally {
   emulator?.kill();

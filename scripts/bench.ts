@@ -15,12 +15,15 @@ import { CACHE_MAX_BYTES } from './bench/constants.ts';
 import { soakSection } from './bench/soak.ts';
 import { handleArgs } from './usage.ts';
 
-const args = handleArgs(`usage: npm run bench [-- --write] [-- --soak]
+const args = handleArgs(
+  `usage: npm run bench [-- --write] [-- --soak]
   Measures the service against its targets on loopback and prints the figures.
   --write   also write them to docs/performance.md (the tables; its notes are kept)
   --soak    also run the soak: the cached facade at 80 % of its capacity, mixed hits and misses
   environment: BENCH_SECONDS (5) per target and round, BENCH_ROUNDS (3) of each compared pair,
-               BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (600)`, ['--write', '--soak']);
+               BENCH_CONNECTIONS (50), BENCH_SOAK_SECONDS (600)`,
+  ['--write', '--soak'],
+);
 
 const bench = await startBench({
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
@@ -28,7 +31,9 @@ const bench = await startBench({
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
 });
 const { urls } = bench;
-console.error(`benchmark: ${bench.seconds} s per target and round, ${bench.rounds} rounds, ${bench.connections} connections, legacy bodies ${urls.bodyBytes} and ${urls.largeBodyBytes} B, upstream body ${urls.upstreamBytes} B`);
+console.error(
+  `benchmark: ${bench.seconds} s per target and round, ${bench.rounds} rounds, ${bench.connections} connections, legacy bodies ${urls.bodyBytes} and ${urls.largeBodyBytes} B, upstream body ${urls.upstreamBytes} B`,
+);
 
 // One line per group of rows (scripts/bench/rows.ts).
 const sections: Section[] = [];

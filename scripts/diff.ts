@@ -6,15 +6,13 @@
  * 1: open differences; 2: could not compare (usage, files, network).
  */
 import { writeFile } from 'node:fs/promises';
-import {
-  baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError,
-} from '../kit/cli.ts';
+import { baseUrl, envToken, parseCliArgs, required, runCli, scrubTokens, TOKEN_VARIABLES, UsageError } from '../kit/cli.ts';
 import { groupReport } from '../kit/diff-patterns.ts';
 import { DEFAULT_RULES, loadRulesFile } from '../kit/diff-rules.ts';
 import { renderHtmlReport } from '../kit/html-report.ts';
 import { exitCodeOf, jsonReportText } from '../kit/json-report.ts';
 import { createRedactor } from '../kit/redaction.ts';
-import { DEFAULT_CONCURRENCY, diffLive, diffRecordings } from '../kit/replay-diff.ts';
+import { DEFAULT_CONCURRENCY, type DiffReport, diffLive, diffRecordings } from '../kit/replay-diff.ts';
 import { readRequestsFile } from '../kit/requests-file.ts';
 import { formatTextReport } from '../kit/text-report.ts';
 
@@ -49,11 +47,16 @@ runCli(USAGE, async () => {
   // Every token of the environment is scrubbed from each answer as it arrives (not only the one sent).
   const alsoScrub = TOKEN_VARIABLES.map(envToken);
   const common = { rules, redactor, alsoScrub, noiseDir: args.noise, concurrency: concurrency(args.concurrency), onProgress: progressLine() };
-  let report;
+  let report: DiffReport;
   try {
     if (args.recordings !== undefined || args.target !== undefined) {
       if (args.left !== undefined || args.right !== undefined) throw new UsageError('--recordings/--target and --left/--right are two different modes');
-      report = await diffRecordings({ ...common, recordingsDir: required(args.recordings, 'recordings'), target: baseUrl(args.target, 'target'), token: targetToken });
+      report = await diffRecordings({
+        ...common,
+        recordingsDir: required(args.recordings, 'recordings'),
+        target: baseUrl(args.target, 'target'),
+        token: targetToken,
+      });
     } else if (args.left !== undefined || args.right !== undefined) {
       report = await diffLive({
         ...common,

@@ -17,7 +17,10 @@ runCli(USAGE, async () => {
   const port = Number(args.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${args.port} is not a port number`);
   const emulator = await startEmulator({
-    recordingsDir: required(args.recordings, 'recordings'), port, host: args.host, log: (line) => process.stderr.write(`${line}\n`),
+    recordingsDir: required(args.recordings, 'recordings'),
+    port,
+    host: args.host,
+    log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stderr.write(`emulating ${emulator.recordings} recordings on ${emulator.url} (Ctrl-C stops)\n`);
   await new Promise<void>((resolve) => {

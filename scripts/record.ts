@@ -63,7 +63,8 @@ runCli(USAGE, async () => {
   }
   if (from === undefined || outDir === undefined) return EXIT_OK;
   // Recordings of a real old system hold patient data: without --redact that is a choice to make knowingly.
-  if (!redactor) stderr('warning: recording without --redact: the recordings keep names, addresses, identifiers and notes as the old system sent them (docs/migration.md)');
+  if (!redactor)
+    stderr('warning: recording without --redact: the recordings keep names, addresses, identifiers and notes as the old system sent them (docs/migration.md)');
   const { files } = await recordRequests({ from, requests, outDir, token: envToken('LEGACY_ACCESS_TOKEN'), redactor, log: stderr });
   stderr(`recorded ${files.length} requests into ${outDir}${redactor ? ' (redacted)' : ''}`);
   return EXIT_OK;

@@ -39,7 +39,9 @@ export function measureWorkerBundle(): { rawBytes: number; gzipBytes: number; no
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  handleArgs('usage: npm run worker:size\n  Builds the Worker as wrangler would deploy it and prints its gzipped size against the 150 KiB budget (exit 1 over it).');
+  handleArgs(
+    'usage: npm run worker:size\n  Builds the Worker as wrangler would deploy it and prints its gzipped size against the 150 KiB budget (exit 1 over it).',
+  );
   const { rawBytes, gzipBytes, nodeImports } = measureWorkerBundle();
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   console.log(`Worker bundle: ${kib(gzipBytes)} gzipped (${kib(rawBytes)} raw); budget ${kib(BUDGET_BYTES)} gzipped`);

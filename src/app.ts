@@ -98,31 +98,47 @@ export function createApp(options: AppOptions): Hono {
   const { cache } = options;
   const hashing = options.hashing ?? webHashing();
   const scope: ScopeOptions = {
-    logger, metrics, audit: options.audit ?? silentAuditSink, tracer: options.tracer ?? forwardingTracer, maxUrlLength: options.maxUrlLength ?? 8192,
+    logger,
+    metrics,
+    audit: options.audit ?? silentAuditSink,
+    tracer: options.tracer ?? forwardingTracer,
+    maxUrlLength: options.maxUrlLength ?? 8192,
   };
   const scoped = (handler: ScopedHandler) => inRequestScope(scope, handler);
   const app = new Hono();
 
   const routes = options.routes ?? ROUTES;
-  app.get('/healthz', scoped((c, record) => {
-    record.routeName = 'healthz';
-    return c.json({ status: 'ok' });
-  }));
-  app.get('/readyz', scoped(async (c, record) => {
-    record.routeName = 'readyz';
-    const report = (await options.readiness?.check()) ?? { ready: true, checks: {} };
-    return c.json({ status: report.ready ? 'ready' : 'not-ready', checks: report.checks }, report.ready ? 200 : 503, { 'cache-control': 'no-store' });
-  }));
-  app.get('/metrics', scoped((c, record) => {
-    record.routeName = 'metrics';
-    return c.body(renderMetrics(metrics, cache), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-  }));
+  app.get(
+    '/healthz',
+    scoped((c, record) => {
+      record.routeName = 'healthz';
+      return c.json({ status: 'ok' });
+    }),
+  );
+  app.get(
+    '/readyz',
+    scoped(async (c, record) => {
+      record.routeName = 'readyz';
+      const report = (await options.readiness?.check()) ?? { ready: true, checks: {} };
+      return c.json({ status: report.ready ? 'ready' : 'not-ready', checks: report.checks }, report.ready ? 200 : 503, { 'cache-control': 'no-store' });
+    }),
+  );
+  app.get(
+    '/metrics',
+    scoped((c, record) => {
+      record.routeName = 'metrics';
+      return c.body(renderMetrics(metrics, cache), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    }),
+  );
   let openApiJson: string | undefined;
-  app.get('/openapi.json', scoped((c, record) => {
-    record.routeName = 'openapi';
-    openApiJson ??= JSON.stringify(openApiDocument(routes));
-    return c.body(openApiJson, 200, { 'content-type': JSON_TYPE });
-  }));
+  app.get(
+    '/openapi.json',
+    scoped((c, record) => {
+      record.routeName = 'openapi';
+      openApiJson ??= JSON.stringify(openApiDocument(routes));
+      return c.body(openApiJson, 200, { 'content-type': JSON_TYPE });
+    }),
+  );
 
   const legacy: LegacyHandlerDeps = { pipeline, cache, hashing, access, metrics, newBundleId, started: options.started };
   const state = { validated: new ValidatedRequests(), bodyBuffers: new BodyBuffers() };
@@ -136,7 +152,12 @@ export function createApp(options: AppOptions): Hono {
     const allow = [...new Set(onPath.flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])))].join(', ');
     // A route per method, not app.all: a GET then matches its one handler, which Hono calls directly.
     const refused = STANDARD_METHODS.filter((method) => !methods.has(method));
-    if (refused.length > 0) app.on(refused, path, scoped((c) => methodNotAllowed(allow, c)));
+    if (refused.length > 0)
+      app.on(
+        refused,
+        path,
+        scoped((c) => methodNotAllowed(allow, c)),
+      );
     unserved.add(METHOD_NAME_ALL, path, allow);
   }
 
@@ -148,7 +169,12 @@ export function createApp(options: AppOptions): Hono {
   });
   app.notFound((c) => notFound(c, async () => {}));
   // Only what escapes every handler's scope (none is known): answered as the scope would.
-  app.onError((error, c) => c.body(JSON.stringify(toOperationOutcome(toFacadeError(error))), toFacadeError(error).status as 400, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }));
+  app.onError((error, c) =>
+    c.body(JSON.stringify(toOperationOutcome(toFacadeError(error))), toFacadeError(error).status as 400, {
+      'content-type': JSON_TYPE,
+      'cache-control': 'no-store',
+    }),
+  );
   return app;
 }
 

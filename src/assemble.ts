@@ -83,9 +83,19 @@ export function assembleFacade(config: Config, parts: RuntimeParts): Facade {
   const hashing = parts.hashing ?? webHashing(config.CACHE_SECRET);
   const access = accessControlFor(config, { hashing, fetch: parts.authFetch });
   const app = createApp({
-    client, cache, hashing, metrics, logger: parts.logger, access, audit: parts.audit, maxUrlLength: config.MAX_URL_LENGTH,
-    siteCodes: siteCodesOf(config), upstreamStated: upstream.stated, onFallback: parts.onFallback,
-    legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE), tracer: tracing.tracer,
+    client,
+    cache,
+    hashing,
+    metrics,
+    logger: parts.logger,
+    access,
+    audit: parts.audit,
+    maxUrlLength: config.MAX_URL_LENGTH,
+    siteCodes: siteCodesOf(config),
+    upstreamStated: upstream.stated,
+    onFallback: parts.onFallback,
+    legacyTime: createLegacyTime(config.LEGACY_TIME_ZONE),
+    tracer: tracing.tracer,
     started: parts.started,
     // Ready when started and the upstream answers its CapabilityStatement (src/readiness.ts).
     readiness: createReadiness({
@@ -102,7 +112,11 @@ function sealedTierFor(config: Config, parts: RuntimeParts, metrics: Metrics): S
   if (tier === undefined) return undefined;
   if (config.CACHE_SECRET === undefined) throw new Error('a shared cache tier needs CACHE_SECRET (src/config.ts requires it with CACHE_REDIS_URL)');
   return new SealedTier({
-    tier, secret: config.CACHE_SECRET, sealing: parts.entrySealing, timeoutMs: config.CACHE_L2_TIMEOUT_MS, logger: parts.logger,
+    tier,
+    secret: config.CACHE_SECRET,
+    sealing: parts.entrySealing,
+    timeoutMs: config.CACHE_L2_TIMEOUT_MS,
+    logger: parts.logger,
     onEvent: (event) => metrics.cacheTierEvents.inc({ tier: tier.name, event }),
   });
 }

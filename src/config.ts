@@ -43,7 +43,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const problems = [
     ...(result.success ? [] : firstProblemPerKey(result.issues)),
     // Without one secret for all, every instance would name and seal entries its own way: none would ever hit.
-    ...(present.CACHE_REDIS_URL !== undefined && present.CACHE_SECRET === undefined ? ['CACHE_SECRET: required with CACHE_REDIS_URL, the same on every instance'] : []),
+    ...(present.CACHE_REDIS_URL !== undefined && present.CACHE_SECRET === undefined
+      ? ['CACHE_SECRET: required with CACHE_REDIS_URL, the same on every instance']
+      : []),
   ];
   if (result.success && problems.length === 0) return result.output;
   throw new ConfigError(problems);

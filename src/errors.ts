@@ -39,7 +39,11 @@ export const ERROR_CATALOG = {
   'upstream-busy': { status: 503, issue: 'transient', text: 'Too many requests are waiting for the upstream FHIR server; retry after the time given' },
   'service-unavailable': { status: 503, issue: 'transient', text: 'The service is unavailable' },
   'service-starting': { status: 503, issue: 'transient', text: 'The service is starting; retry after the time given' },
-  'upstream-unavailable': { status: 503, issue: 'transient', text: 'The upstream FHIR server is failing; requests to it are paused, retry after the time given' },
+  'upstream-unavailable': {
+    status: 503,
+    issue: 'transient',
+    text: 'The upstream FHIR server is failing; requests to it are paused, retry after the time given',
+  },
 } as const satisfies Record<string, { status: number; issue: string; text: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -10,7 +10,7 @@
  */
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { BodyBuffers, type WrittenSignal } from './cache/body-buffers.ts';
+import type { BodyBuffers, WrittenSignal } from './cache/body-buffers.ts';
 import { callerKey, etagMatches, renderBody, storedBody, type Hashing } from './cache/cache-key.ts';
 import type { CacheOutcome, KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { FacadeError } from './errors.ts';
@@ -75,7 +75,16 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
   };
 
   /** A request found among the validated ones by its caller's key (no fingerprint), else validated now and remembered once valid. */
-  function validate(c: Context, record: RequestRecord, caller: string, name: string, token: string | undefined, id: string | undefined, rest: string, cache: ResponseCache) {
+  function validate(
+    c: Context,
+    record: RequestRecord,
+    caller: string,
+    name: string,
+    token: string | undefined,
+    id: string | undefined,
+    rest: string,
+    cache: ResponseCache,
+  ) {
     const memoKey = ValidatedRequests.keyOf(name, route.name, id, rest);
     let known = state.validated.get(memoKey);
     if (known === undefined) {
@@ -90,7 +99,8 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
   function fromValidated(c: Context, record: RequestRecord, known: ValidatedRequest, cache: ResponseCache): Response | Promise<Response> {
     // Passthrough never names a caller: no callback made for it.
     const admitted = deps.access.admit(known.prepared, deps.access.mode === 'passthrough' ? undefined : identifiedIn(record));
-    if (admitted instanceof Promise) return admitted.then((request) => answerLater(c, record, { prepared: auditAdmitted(record, request), caller: known.caller }));
+    if (admitted instanceof Promise)
+      return admitted.then((request) => answerLater(c, record, { prepared: auditAdmitted(record, request), caller: known.caller }));
     const request = auditAdmitted(record, admitted);
     // Access control may narrow the request (service mode pins the patient): its own key then.
     const key = request === known.prepared ? known.cacheKey : `${known.caller}|${canonicalRequestKey(request)}`;
@@ -136,11 +146,20 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
     // private: the body is one patient's data for one caller; no shared cache may keep it. Names in
     // the order Hono's header object wrote them (sorted), so the answers are the same on the wire.
     if (route.method === 'GET' && etagMatches(c.req.header('if-none-match'), body.etag)) {
-      return new Response(null, { status: 304, headers: { 'cache-control': 'private, no-cache', etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId } });
+      return new Response(null, {
+        status: 304,
+        headers: { 'cache-control': 'private, no-cache', etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId },
+      });
     }
     const written = writtenSignalOf(c);
     const bytes = renderBody(body, deps.newBundleId, (size) => state.bodyBuffers.take(size, written));
-    const headers: Record<string, string> = { 'cache-control': 'private, no-cache', 'content-type': JSON_TYPE, etag: body.etag, vary: 'Authorization', 'x-request-id': record.requestId };
+    const headers: Record<string, string> = {
+      'cache-control': 'private, no-cache',
+      'content-type': JSON_TYPE,
+      etag: body.etag,
+      vary: 'Authorization',
+      'x-request-id': record.requestId,
+    };
     // Where @hono/node-server put it (a HEAD answer has none, as Hono's HEAD answers never had).
     if (c.req.method !== 'HEAD') headers['Content-Length'] = String(bytes.byteLength);
     return new Response(bytes, { status: 200, headers });

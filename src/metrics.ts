@@ -65,10 +65,20 @@ export class Metrics {
     const lines: string[] = [];
     counter(lines, 'facade_requests_total', 'Legacy requests by route and status.', this.requests);
     counter(lines, 'facade_cache_events_total', 'Response cache hits, misses, stale answers and evictions.', this.cacheEvents);
-    counter(lines, 'facade_cache_tier_events_total', 'Shared cache tier (Redis, edge cache) hits, misses, stores, errors, timeouts and skips, by tier.', this.cacheTierEvents);
+    counter(
+      lines,
+      'facade_cache_tier_events_total',
+      'Shared cache tier (Redis, edge cache) hits, misses, stores, errors, timeouts and skips, by tier.',
+      this.cacheTierEvents,
+    );
     histogram(lines, 'facade_upstream_request_duration_seconds', 'Duration of each upstream FHIR request.', this.upstreamSeconds);
     histogram(lines, 'facade_upstream_pages', 'Upstream pages read per legacy request that reached the upstream.', this.upstreamPages);
-    counter(lines, 'facade_upstream_fallbacks_total', 'Includes and revincludes the upstream did not carry out, fetched by other searches.', this.upstreamFallbacks);
+    counter(
+      lines,
+      'facade_upstream_fallbacks_total',
+      'Includes and revincludes the upstream did not carry out, fetched by other searches.',
+      this.upstreamFallbacks,
+    );
     resilience(lines, this);
     counter(lines, 'facade_trace_spans_exported_total', 'Spans accepted by the OTLP collector.', this.traceSpansExported);
     counter(lines, 'facade_trace_spans_dropped_total', 'Spans not exported, by reason: queue-full, export-failed, shut-down.', this.traceSpansDropped);
@@ -86,7 +96,7 @@ function counter(lines: string[], name: string, help: string, metric: Counter): 
 
 function histogram(lines: string[], name: string, help: string, metric: Histogram): void {
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
-  metric.buckets.forEach((bound, index) => lines.push(`${name}_bucket{le="${bound}"} ${metric.counts[index]}`));
+  for (const [index, bound] of metric.buckets.entries()) lines.push(`${name}_bucket{le="${bound}"} ${metric.counts[index]}`);
   lines.push(`${name}_bucket{le="+Inf"} ${metric.count}`, `${name}_sum ${metric.sum}`, `${name}_count ${metric.count}`);
 }
 
@@ -106,12 +116,37 @@ const CIRCUIT_STATES = ['closed', 'open', 'half-open'];
 
 function resilience(lines: string[], metrics: Metrics): void {
   counter(lines, 'facade_upstream_retries_total', 'Upstream requests retried after a throttled answer, by the status retried.', metrics.upstreamRetries);
-  counter(lines, 'facade_upstream_retry_wait_seconds_total', 'Time spent waiting before retries of throttled upstream requests.', metrics.upstreamRetryWaitSeconds);
-  counter(lines, 'facade_upstream_retry_give_ups_total', 'Throttled upstream requests given up: the wait would pass the deadline, or attempts ran out.', metrics.upstreamRetryGiveUps);
+  counter(
+    lines,
+    'facade_upstream_retry_wait_seconds_total',
+    'Time spent waiting before retries of throttled upstream requests.',
+    metrics.upstreamRetryWaitSeconds,
+  );
+  counter(
+    lines,
+    'facade_upstream_retry_give_ups_total',
+    'Throttled upstream requests given up: the wait would pass the deadline, or attempts ran out.',
+    metrics.upstreamRetryGiveUps,
+  );
   counter(lines, 'facade_upstream_queued_total', 'Upstream requests that waited for room in the bulkhead, by resource type.', metrics.upstreamQueued);
-  counter(lines, 'facade_upstream_bulkhead_rejections_total', 'Upstream requests refused (503) after waiting in vain for room, by resource type.', metrics.upstreamBulkheadRejections);
-  counter(lines, 'facade_upstream_circuit_transitions_total', 'Circuit breaker transitions, by upstream origin and new state.', metrics.upstreamCircuitTransitions);
-  counter(lines, 'facade_upstream_circuit_rejections_total', 'Upstream requests refused (503) without being sent while the circuit was open.', metrics.upstreamCircuitRejections);
+  counter(
+    lines,
+    'facade_upstream_bulkhead_rejections_total',
+    'Upstream requests refused (503) after waiting in vain for room, by resource type.',
+    metrics.upstreamBulkheadRejections,
+  );
+  counter(
+    lines,
+    'facade_upstream_circuit_transitions_total',
+    'Circuit breaker transitions, by upstream origin and new state.',
+    metrics.upstreamCircuitTransitions,
+  );
+  counter(
+    lines,
+    'facade_upstream_circuit_rejections_total',
+    'Upstream requests refused (503) without being sent while the circuit was open.',
+    metrics.upstreamCircuitRejections,
+  );
   const name = 'facade_upstream_circuit_state';
   lines.push(`# HELP ${name} Circuit breaker state per upstream origin: 1 for the current state.`, `# TYPE ${name} gauge`);
   for (const [origin, current] of metrics.upstreamCircuitStates()) {

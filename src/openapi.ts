@@ -99,7 +99,10 @@ function operation(route: Route): Json {
   // 401 and 403 can come from every operation: a malformed token, or the upstream refusing one.
   const errorStatuses = [400, 401, 403, 404, ...(route.method === 'POST' ? [413, 415] : []), 414, 500, 502, 504];
   for (const status of errorStatuses) {
-    errors[String(status)] = { description: 'OperationOutcome', content: { 'application/json': { schema: { $ref: '#/components/schemas/OperationOutcome' } } } };
+    errors[String(status)] = {
+      description: 'OperationOutcome',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/OperationOutcome' } } },
+    };
   }
   const tokenSchemes = [{ accessToken: [] }, { bearer: [] }];
   return {
@@ -138,13 +141,24 @@ const READINESS_SCHEMA = {
   required: ['status', 'checks'],
   properties: {
     status: { enum: ['ready', 'not-ready'] },
-    checks: { type: 'object', description: 'Each check by name (`started`, `upstream`): `ok`, or what is wrong in a word', additionalProperties: { type: 'string' } },
+    checks: {
+      type: 'object',
+      description: 'Each check by name (`started`, `upstream`): `ok`, or what is wrong in a word',
+      additionalProperties: { type: 'string' },
+    },
   },
 };
 
 /** The operator's endpoints beside the legacy interface (src/app.ts), without a token. */
 const OPERATIONS_PATHS: Record<string, Json> = {
-  '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', security: [{}], responses: { '200': { description: 'Alive', content: { 'application/json': { schema: STATUS_SCHEMA } } } } } },
+  '/healthz': {
+    get: {
+      operationId: 'healthz',
+      summary: 'Liveness: the process answers',
+      security: [{}],
+      responses: { '200': { description: 'Alive', content: { 'application/json': { schema: STATUS_SCHEMA } } } },
+    },
+  },
   '/readyz': {
     get: {
       operationId: 'readyz',
@@ -156,7 +170,14 @@ const OPERATIONS_PATHS: Record<string, Json> = {
       },
     },
   },
-  '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', security: [{}], responses: { '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (text exposition format 0.0.4)',
+      security: [{}],
+      responses: { '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  },
 };
 
 /** Builds the OpenAPI 3.1 document for a route table. */

@@ -11,11 +11,7 @@ import { FacadeError } from './errors.ts';
  */
 export const fhirIdSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9\-.]{1,64}$/, 'must be a record id (digits, letters, "-" or ".", at most 64)'));
 
-const isoDateSchema = v.pipe(
-  v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
-  v.check(isCalendarDate, 'must be a real calendar date'),
-);
+const isoDateSchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'), v.check(isCalendarDate, 'must be a real calendar date'));
 
 /** `code` and `category`: bare `<code>` or `<system>|<code>`, as FHIR token search takes them. */
 const tokenSchema = v.pipe(

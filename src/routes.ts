@@ -7,8 +7,21 @@
  */
 import type { RecordKind } from './route-kinds.ts';
 import {
-  ALLERGY, ASSESSMENT, CARE_PLAN, CARE_TEAM, CONDITION, COVERAGE, DIAGNOSTIC_REPORT, ENCOUNTER, IMMUNIZATION, OBSERVATION, ORDER,
-  PRACTITIONER, PROCEDURE, SDOH_GOAL, SPECIMEN,
+  ALLERGY,
+  ASSESSMENT,
+  CARE_PLAN,
+  CARE_TEAM,
+  CONDITION,
+  COVERAGE,
+  DIAGNOSTIC_REPORT,
+  ENCOUNTER,
+  IMMUNIZATION,
+  OBSERVATION,
+  ORDER,
+  PRACTITIONER,
+  PROCEDURE,
+  SDOH_GOAL,
+  SPECIMEN,
 } from './route-kinds.ts';
 import type { ParamName } from './params.ts';
 import type { AuthPolicy, ReadRoute, Route, SearchRoute } from './route-types.ts';
@@ -26,8 +39,15 @@ const withNote = (summary: string, note: string | undefined) => (note ? `${summa
 
 function search(name: string, path: string, kind: RecordKind, differences: Differences = {}): SearchRoute {
   const common = {
-    name, kind: 'search', method: 'GET', path, auth: differences.auth ?? kind.auth, params: differences.params ?? kind.params,
-    summary: differences.summary ?? withNote(`Search ${kind.records}`, differences.note), upstream: kind.upstream, shape: kind.shape,
+    name,
+    kind: 'search',
+    method: 'GET',
+    path,
+    auth: differences.auth ?? kind.auth,
+    params: differences.params ?? kind.params,
+    summary: differences.summary ?? withNote(`Search ${kind.records}`, differences.note),
+    upstream: kind.upstream,
+    shape: kind.shape,
     ...(kind.includedEntries ? { includedEntries: kind.includedEntries } : {}),
   } as const;
   return kind.envelope === 'array' ? { ...common, envelope: 'array' } : { ...common, envelope: 'bundle', bundleType: kind.envelope };
@@ -36,8 +56,16 @@ function search(name: string, path: string, kind: RecordKind, differences: Diffe
 /** A by-id read: every one requires the token (spec section 5: 401 without it); `patient` is its one parameter. */
 function read(name: string, path: string, kind: RecordKind, differences: Differences = {}): ReadRoute {
   return {
-    name, kind: 'read', method: 'GET', path, summary: withNote(`Read one ${kind.record}`, differences.note), auth: 'token-required',
-    params: differences.params ?? ['patient'], upstream: kind.upstream, shape: kind.recordShape ?? kind.shape, envelope: 'record',
+    name,
+    kind: 'read',
+    method: 'GET',
+    path,
+    summary: withNote(`Read one ${kind.record}`, differences.note),
+    auth: 'token-required',
+    params: differences.params ?? ['patient'],
+    upstream: kind.upstream,
+    shape: kind.recordShape ?? kind.shape,
+    envelope: 'record',
   };
 }
 

@@ -5,9 +5,8 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ScopeGrants } from '../src/access/smart-scopes.ts';
-import { ConfigError, parseConfig, type Config } from '../src/config.ts';
+import { parseConfig, type Config } from '../src/config.ts';
 import { problemsOf } from './support/config-problems.ts';
-
 
 describe('access-control configuration', () => {
   it('defaults to passthrough', () => {
@@ -17,12 +16,26 @@ describe('access-control configuration', () => {
   it('names every key service mode misses, with the per-key problems, at once', () => {
     const problems = problemsOf({ UPSTREAM_AUTH_MODE: 'service', CALLER_TOKEN_VALIDATION: 'jwt', CLOCK_SKEW_SECONDS: 'soon' });
     expect(problems.map((problem) => problem.split(':')[0])).toEqual(
-      expect.arrayContaining(['CLOCK_SKEW_SECONDS', 'UPSTREAM_TOKEN_URL', 'UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET', 'JWKS_URL', 'TOKEN_ISSUER', 'TOKEN_AUDIENCE']),
+      expect.arrayContaining([
+        'CLOCK_SKEW_SECONDS',
+        'UPSTREAM_TOKEN_URL',
+        'UPSTREAM_CLIENT_ID',
+        'UPSTREAM_CLIENT_SECRET',
+        'JWKS_URL',
+        'TOKEN_ISSUER',
+        'TOKEN_AUDIENCE',
+      ]),
     );
   });
 
   it('takes exactly one client authentication, and a private key that is one', () => {
-    const base = { UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', CALLER_TOKEN_VALIDATION: 'introspection', INTROSPECTION_URL: 'https://as.test/introspect' };
+    const base = {
+      UPSTREAM_AUTH_MODE: 'service',
+      UPSTREAM_TOKEN_URL: 'https://as.test/token',
+      UPSTREAM_CLIENT_ID: 'facade',
+      CALLER_TOKEN_VALIDATION: 'introspection',
+      INTROSPECTION_URL: 'https://as.test/introspect',
+    };
     expect(problemsOf({ ...base, UPSTREAM_CLIENT_SECRET: 's' })).toEqual([]);
     expect(problemsOf({ ...base, UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_CLIENT_ASSERTION_KEY: '{"kty":"EC","d":"x"}' })).toHaveLength(1);
     expect(problemsOf({ ...base, UPSTREAM_CLIENT_ASSERTION_KEY: '{"kty":"EC","x":"public only"}' })[0]).toMatch(/^UPSTREAM_CLIENT_ASSERTION_KEY/);
@@ -39,11 +52,23 @@ describe('access-control configuration', () => {
 
   it('parses service mode to its variant, which readers narrow by mode and caller validation', () => {
     const config = parseConfig({
-      UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's',
-      CALLER_TOKEN_VALIDATION: 'jwt', JWKS_URL: 'https://as.test/jwks', TOKEN_ISSUER: 'https://as.test', TOKEN_AUDIENCE: 'https://facade.test',
+      UPSTREAM_AUTH_MODE: 'service',
+      UPSTREAM_TOKEN_URL: 'https://as.test/token',
+      UPSTREAM_CLIENT_ID: 'facade',
+      UPSTREAM_CLIENT_SECRET: 's',
+      CALLER_TOKEN_VALIDATION: 'jwt',
+      JWKS_URL: 'https://as.test/jwks',
+      TOKEN_ISSUER: 'https://as.test',
+      TOKEN_AUDIENCE: 'https://facade.test',
     });
-    if (config.UPSTREAM_AUTH_MODE !== 'service' || config.CALLER_TOKEN_VALIDATION !== 'jwt') throw new Error(`parsed to the ${config.UPSTREAM_AUTH_MODE} variant`);
-    expect([config.UPSTREAM_TOKEN_URL, config.UPSTREAM_CLIENT_SECRET, config.JWKS_URL, config.TOKEN_AUDIENCE]).toEqual(['https://as.test/token', 's', 'https://as.test/jwks', 'https://facade.test']);
+    if (config.UPSTREAM_AUTH_MODE !== 'service' || config.CALLER_TOKEN_VALIDATION !== 'jwt')
+      throw new Error(`parsed to the ${config.UPSTREAM_AUTH_MODE} variant`);
+    expect([config.UPSTREAM_TOKEN_URL, config.UPSTREAM_CLIENT_SECRET, config.JWKS_URL, config.TOKEN_AUDIENCE]).toEqual([
+      'https://as.test/token',
+      's',
+      'https://as.test/jwks',
+      'https://facade.test',
+    ]);
     // What the mode requires is there once narrowed, with no check left to the reader.
     expectTypeOf(config.UPSTREAM_TOKEN_URL).toEqualTypeOf<string>();
     expectTypeOf(config.TOKEN_AUDIENCE).toEqualTypeOf<string>();
@@ -51,8 +76,20 @@ describe('access-control configuration', () => {
   });
 
   it('names problems of the credential and of caller validation together, even with no way of validation chosen', () => {
-    const problems = problemsOf({ UPSTREAM_AUTH_MODE: 'service', UPSTREAM_TOKEN_URL: 'https://as.test/token', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's', UPSTREAM_CLIENT_ASSERTION_KEY: 'not a key', JWKS_URL: 'nope' });
-    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['CALLER_TOKEN_VALIDATION', 'JWKS_URL', 'UPSTREAM_CLIENT_ASSERTION_KEY', 'UPSTREAM_CLIENT_SECRET']);
+    const problems = problemsOf({
+      UPSTREAM_AUTH_MODE: 'service',
+      UPSTREAM_TOKEN_URL: 'https://as.test/token',
+      UPSTREAM_CLIENT_ID: 'facade',
+      UPSTREAM_CLIENT_SECRET: 's',
+      UPSTREAM_CLIENT_ASSERTION_KEY: 'not a key',
+      JWKS_URL: 'nope',
+    });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'CALLER_TOKEN_VALIDATION',
+      'JWKS_URL',
+      'UPSTREAM_CLIENT_ASSERTION_KEY',
+      'UPSTREAM_CLIENT_SECRET',
+    ]);
     expect(problems).toContain('CALLER_TOKEN_VALIDATION: required in service mode');
   });
 });
@@ -78,9 +115,17 @@ describe('SMART scopes', () => {
 
 describe('authorization-server URLs', () => {
   it('must be https except on loopback', () => {
-    const service = { UPSTREAM_AUTH_MODE: 'service', UPSTREAM_CLIENT_ID: 'facade', UPSTREAM_CLIENT_SECRET: 's', CALLER_TOKEN_VALIDATION: 'introspection', INTROSPECTION_URL: 'https://as.test/introspect' };
+    const service = {
+      UPSTREAM_AUTH_MODE: 'service',
+      UPSTREAM_CLIENT_ID: 'facade',
+      UPSTREAM_CLIENT_SECRET: 's',
+      CALLER_TOKEN_VALIDATION: 'introspection',
+      INTROSPECTION_URL: 'https://as.test/introspect',
+    };
     expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'http://as.example.org/token' })).toThrow(/UPSTREAM_TOKEN_URL: must be https/);
     expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'http://127.0.0.1:9000/token' })).not.toThrow();
-    expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'https://as.test/token', INTROSPECTION_URL: 'http://as.example.org/i' })).toThrow(/INTROSPECTION_URL/);
+    expect(() => parseConfig({ ...service, UPSTREAM_TOKEN_URL: 'https://as.test/token', INTROSPECTION_URL: 'http://as.example.org/i' })).toThrow(
+      /INTROSPECTION_URL/,
+    );
   });
 });

@@ -15,7 +15,15 @@ import type { Route } from '../src/route-types.ts';
 import { ROUTES } from '../src/routes.ts';
 import { servedPaths } from '../src/served-paths.ts';
 import { SCENARIOS } from './contract/scenarios.ts';
-import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, OTHER_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import {
+  FACADE_AUDIENCE,
+  OPAQUE_FACADE_AUDIENCE,
+  OTHER_AUDIENCE,
+  serviceModeEnv,
+  startAuthorizationServer,
+  type AuthorizationServer,
+  type PatientApp,
+} from './support/authorization-server.ts';
 import { B_MARKER, crossPatientBundle, fhirSearch, ownerOf, PROVENANCES_ABOUT_A } from './support/cross-patient-data.ts';
 import { patientScopeOf } from '../src/pipeline/plans/type-strategies.ts';
 import { expectOutcome } from './support/embedded-service.ts';
@@ -35,7 +43,12 @@ const SCOPED_ROUTES = servedPaths(ROUTES).filter(({ route }) => route.kind === '
 const scopedApps = (route: Route) => {
   const { resourceType } = route.upstream;
   const patientScope = patientScopeOf(resourceType);
-  const app = (suffix: string, scope: string): PatientApp => ({ clientId: `app-a-${resourceType}-${suffix}`, secret: `secret-${resourceType}-${suffix}-0123456789`, patient: A, scope });
+  const app = (suffix: string, scope: string): PatientApp => ({
+    clientId: `app-a-${resourceType}-${suffix}`,
+    secret: `secret-${resourceType}-${suffix}-0123456789`,
+    patient: A,
+    scope,
+  });
   return {
     typeOnly: app('only', `patient/${resourceType}.read`),
     scopeReadOnly: app('scope-r', `patient/${resourceType}.read patient/${patientScope?.resourceType}.r`),
@@ -44,7 +57,23 @@ const scopedApps = (route: Route) => {
 };
 const scopedAppList = [...new Map(SCOPED_ROUTES.flatMap(({ route }) => Object.values(scopedApps(route))).map((app) => [app.clientId, app])).values()];
 
-const RECORD_TYPES = ['Patient', 'DiagnosticReport', 'CarePlan', 'CareTeam', 'AllergyIntolerance', 'Immunization', 'Condition', 'Encounter', 'Observation', 'Coverage', 'Procedure', 'ServiceRequest', 'Goal', 'Specimen', 'DocumentReference'];
+const RECORD_TYPES = [
+  'Patient',
+  'DiagnosticReport',
+  'CarePlan',
+  'CareTeam',
+  'AllergyIntolerance',
+  'Immunization',
+  'Condition',
+  'Encounter',
+  'Observation',
+  'Coverage',
+  'Procedure',
+  'ServiceRequest',
+  'Goal',
+  'Specimen',
+  'DocumentReference',
+];
 
 let upstream: EmbeddedFhir;
 let as: AuthorizationServer;
@@ -99,7 +128,16 @@ function call(service: TestService, route: Route, path: string, query: string, t
   return service.get(`${path}${query ? `?${query}` : ''}`, { headers });
 }
 
-interface AuditLine { requestId: string; subject?: string | null; patient?: string | null; route: string; status: number; outcome: string; resources: string[]; cache?: string }
+interface AuditLine {
+  requestId: string;
+  subject?: string | null;
+  patient?: string | null;
+  route: string;
+  status: number;
+  outcome: string;
+  resources: string[];
+  cache?: string;
+}
 
 /** The audit line of a response (by its request id). */
 function auditOf(service: TestService, response: Response): AuditLine {
@@ -126,27 +164,30 @@ async function recordPath(path: string, route: Route, patient: string): Promise<
   return path.replace(':id', first!.id!);
 }
 
-describe.each(servedPaths(ROUTES).map(({ route, path }) => ({ route, path, label: `${route.method} ${path}` })))('$label in service mode', ({ route, path }) => {
-  if (route.kind === 'search') {
-    it("answers A's token only A's records, with or without patient, and 403 for B", async () => {
-      await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, '', tokenA), `${route.name} without patient`);
-      const own = await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, `patient=${A}`, tokenA), `${route.name} patient=A`);
-      if (route.upstream.resourceType !== 'Practitioner') expect(own.length).toBeGreaterThan(0);
-      await expectErrorCode(await call(jwtFacade, route, path, `patient=${B}`, tokenA), 403, 'patient-denied');
-    });
-  } else if (route.upstream.resourceType === 'Practitioner') {
-    it('reads a directory record by the scopes alone', async () => {
-      await expectOnlyA(jwtFacade, await call(jwtFacade, route, await recordPath(path, route, A), '', tokenA), route.name);
-    });
-  } else {
-    it("reads A's record, answers 404 for B's (existence not revealed) and 403 for patient=B", async () => {
-      await expectOnlyA(jwtFacade, await call(jwtFacade, route, await recordPath(path, route, A), '', tokenA), route.name);
-      const ofB = await recordPath(path, route, B);
-      await expectOutcome(await call(jwtFacade, route, ofB, '', tokenA), 404);
-      await expectOutcome(await call(jwtFacade, route, ofB, `patient=${B}`, tokenA), 403);
-    });
-  }
-});
+describe.each(servedPaths(ROUTES).map(({ route, path }) => ({ route, path, label: `${route.method} ${path}` })))(
+  '$label in service mode',
+  ({ route, path }) => {
+    if (route.kind === 'search') {
+      it("answers A's token only A's records, with or without patient, and 403 for B", async () => {
+        await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, '', tokenA), `${route.name} without patient`);
+        const own = await expectOnlyA(jwtFacade, await call(jwtFacade, route, path, `patient=${A}`, tokenA), `${route.name} patient=A`);
+        if (route.upstream.resourceType !== 'Practitioner') expect(own.length).toBeGreaterThan(0);
+        await expectErrorCode(await call(jwtFacade, route, path, `patient=${B}`, tokenA), 403, 'patient-denied');
+      });
+    } else if (route.upstream.resourceType === 'Practitioner') {
+      it('reads a directory record by the scopes alone', async () => {
+        await expectOnlyA(jwtFacade, await call(jwtFacade, route, await recordPath(path, route, A), '', tokenA), route.name);
+      });
+    } else {
+      it("reads A's record, answers 404 for B's (existence not revealed) and 403 for patient=B", async () => {
+        await expectOnlyA(jwtFacade, await call(jwtFacade, route, await recordPath(path, route, A), '', tokenA), route.name);
+        const ofB = await recordPath(path, route, B);
+        await expectOutcome(await call(jwtFacade, route, ofB, '', tokenA), 404);
+        await expectOutcome(await call(jwtFacade, route, ofB, `patient=${B}`, tokenA), 403);
+      });
+    }
+  },
+);
 
 describe("B's records pointing at A's", () => {
   it.each([
@@ -171,7 +212,11 @@ describe("B's records pointing at A's", () => {
   });
 
   it("keeps a Provenance whose targets are all A's", async () => {
-    const ids = await expectOnlyA(jwtFacade, await jwtFacade.get('/Observation?_revinclude=Provenance:target', { headers: { authorization: `Bearer ${tokenA}` } }), 'Provenance');
+    const ids = await expectOnlyA(
+      jwtFacade,
+      await jwtFacade.get('/Observation?_revinclude=Provenance:target', { headers: { authorization: `Bearer ${tokenA}` } }),
+      'Provenance',
+    );
     expect(ids.some((id) => id.startsWith('Provenance/'))).toBe(true);
   });
 });
@@ -282,7 +327,14 @@ describe('the audit log', () => {
     const response = await jwtFacade.get(`/Condition?access_token=${tokenA}`);
     const denied = await jwtFacade.get(`/Condition?patient=${B}&access_token=${tokenA}`);
     expect(jwtFacade.auditLines.length).toBe(before + 2);
-    expect(auditOf(jwtFacade, response)).toMatchObject({ log: 'audit', subject: appA.clientId, patient: A, route: 'Condition.search', status: 200, outcome: 'allowed' });
+    expect(auditOf(jwtFacade, response)).toMatchObject({
+      log: 'audit',
+      subject: appA.clientId,
+      patient: A,
+      route: 'Condition.search',
+      status: 200,
+      outcome: 'allowed',
+    });
     // The Conditions, and the records included to build them (the Patient whose name is shown).
     const resources = auditOf(jwtFacade, response).resources;
     expect(resources.some((id) => id.startsWith('Condition/'))).toBe(true);

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { introspectionValidator } from '../src/access/caller-validation.ts';
 import { webHashing } from '../src/ports/hashing.ts';
 import { FacadeError } from '../src/errors.ts';
-import { FACADE_AUDIENCE, OPAQUE_FACADE_AUDIENCE, serviceModeEnv, startAuthorizationServer, type AuthorizationServer, type PatientApp } from './support/authorization-server.ts';
+import {
+  FACADE_AUDIENCE,
+  OPAQUE_FACADE_AUDIENCE,
+  serviceModeEnv,
+  startAuthorizationServer,
+  type AuthorizationServer,
+  type PatientApp,
+} from './support/authorization-server.ts';
 import { page, sendJson, startCannedUpstream, type CannedUpstream } from './support/canned-upstream.ts';
 import { startTestService, type TestService } from './support/facade.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
@@ -21,7 +28,12 @@ const GOOD_CLAIMS = ['7', 'Patient/7'];
 
 /** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
 const PATIENT = { resourceType: 'Patient', id: '7' };
-const appOf = (claim: string, index: number): PatientApp => ({ clientId: `app-claim-${index}`, secret: `secret-claim-${index}-0123456789`, patient: claim, scope: 'patient/*.read' });
+const appOf = (claim: string, index: number): PatientApp => ({
+  clientId: `app-claim-${index}`,
+  secret: `secret-claim-${index}-0123456789`,
+  patient: claim,
+  scope: 'patient/*.read',
+});
 const apps = [...BAD_CLAIMS, ...GOOD_CLAIMS].map(appOf);
 const appFor = (claim: string) => apps.find((app) => app.patient === claim)!;
 
@@ -44,7 +56,8 @@ afterAll(async () => {
 });
 
 /** A token for the app with this claim, in the form the facade's validation reads (JWT or opaque). */
-const tokenOf = (validation: 'jwt' | 'introspection', claim: string) => as.tokenFor(appFor(claim), validation === 'jwt' ? FACADE_AUDIENCE : OPAQUE_FACADE_AUDIENCE);
+const tokenOf = (validation: 'jwt' | 'introspection', claim: string) =>
+  as.tokenFor(appFor(claim), validation === 'jwt' ? FACADE_AUDIENCE : OPAQUE_FACADE_AUDIENCE);
 
 describe.each(['jwt', 'introspection'] as const)('a patient claim checked by %s', (validation) => {
   it.each(BAD_CLAIMS.map((claim) => [JSON.stringify(claim), claim]))('%s makes the token invalid, and nothing is sent upstream', async (_, claim) => {

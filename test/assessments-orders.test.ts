@@ -31,7 +31,9 @@ describe('GET /api/Assessments', () => {
   });
 
   it('filters by start_date and end_date on the effective date', async () => {
-    const body = await service.getJson<{ effectiveDateTime: string }[]>(`/Assessments?patient=${patient.id}&start_date=2023-01-01&end_date=2023-12-31&access_token=t`);
+    const body = await service.getJson<{ effectiveDateTime: string }[]>(
+      `/Assessments?patient=${patient.id}&start_date=2023-01-01&end_date=2023-12-31&access_token=t`,
+    );
     const all = await service.fhirSearch('Observation', `patient=Patient/${patient.id}&category=survey`);
     const expected = all.filter((o) => String(o.effectiveDateTime).slice(0, 4) === '2023');
     expect(expected.length).toBeGreaterThan(0);

@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(async () => plain?.close());
 
 /** Runs the command in-process with its output captured. */
-async function check(url: string, options: { json?: boolean; env?: Readonly<Record<string, string>> } = {}): Promise<{ code: number; out: string; err: string }> {
+async function check(
+  url: string,
+  options: { json?: boolean; env?: Readonly<Record<string, string>> } = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const args = ['--url', url, '--patient', patient, ...(options.json ? ['--json'] : [])];
@@ -56,7 +59,8 @@ describe('against the embedded server', () => {
   it('prints one row per operation, each served natively in round trips it counts, and exits 0', async () => {
     const { code, out } = await check(plain.upstreamUrl);
     expect(code, out).toBe(0);
-    for (const route of ROUTES) expect(out).toMatch(new RegExp(`^${route.name.replace('.', '\\.')}\\s+${route.method} \\S+\\s+1\\s+\\d+ ms\\s+served natively$`, 'm'));
+    for (const route of ROUTES)
+      expect(out).toMatch(new RegExp(`^${route.name.replace('.', '\\.')}\\s+${route.method} \\S+\\s+1\\s+\\d+ ms\\s+served natively$`, 'm'));
     expect(out).toContain('CapabilityStatement: Embedded FHIR server');
     expect(out).toContain(`${ROUTES.length} operations: ${ROUTES.length} served natively, 0 with a fallback, 0 not servable`);
   });
@@ -184,7 +188,10 @@ describe('against every personality of the catalog', () => {
       const proxy = await startPersonalityProxy(personality, plain.upstreamUrl);
       try {
         const { code, report: json, table } = await report(proxy.baseUrl, personality.facadeEnv);
-        expect(unserved(json.rows).map((row) => `${row.operation}: ${row.reason ?? row.outcome}`), table).toEqual([]);
+        expect(
+          unserved(json.rows).map((row) => `${row.operation}: ${row.reason ?? row.outcome}`),
+          table,
+        ).toEqual([]);
         expect(code).toBe(0);
         expect(json.rows).toHaveLength(ROUTES.length);
         // Throttled answers show in the rows of the operations they slowed, every one of them.

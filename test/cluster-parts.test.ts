@@ -24,7 +24,12 @@ describe('mergeWorkerMetrics', () => {
     ].join('\n');
 
   it('names each family once, every worker’s samples under it, labelled with the worker', () => {
-    expect(mergeWorkerMetrics([{ worker: 1, text: text(5) }, { worker: 2, text: text(7) }])).toBe(
+    expect(
+      mergeWorkerMetrics([
+        { worker: 1, text: text(5) },
+        { worker: 2, text: text(7) },
+      ]),
+    ).toBe(
       [
         '# HELP facade_requests_total Legacy requests by route and status.',
         '# TYPE facade_requests_total counter',
@@ -41,7 +46,12 @@ describe('mergeWorkerMetrics', () => {
 
   it('is empty for no worker, and leaves out a worker that had nothing to say', () => {
     expect(mergeWorkerMetrics([])).toBe('');
-    expect(mergeWorkerMetrics([{ worker: 1, text: '' }, { worker: 2, text: text(1) }])).toContain('facade_requests_total{worker="2",route="healthz",status="200"} 1');
+    expect(
+      mergeWorkerMetrics([
+        { worker: 1, text: '' },
+        { worker: 2, text: text(1) },
+      ]),
+    ).toContain('facade_requests_total{worker="2",route="healthz",status="200"} 1');
   });
 });
 

@@ -109,20 +109,23 @@ describe.each(covered.map(({ route, path }) => ({ route, path, label: `${route.m
       expect(body).toEqual(route.envelope === 'array' ? [] : expect.objectContaining({ entry: [], total: 0 }));
     });
 
-    it.each(Object.entries(scenario.filters ?? {}))('applies %s=%s: a non-empty subset, and fewer records for a value outside the data', async (name, value) => {
-      const keysFor = async (extra: string) => {
-        const response = await call(route, path, `${query()}${extra}`, 'contract-token');
-        expect(response.status).toBe(200);
-        const found = records(route, await response.json());
-        for (const { key, record } of found) expectValid(route.shape.schema, record, `${route.name} ${key}`);
-        return found.map(({ key }) => key);
-      };
-      const all = await keysFor('');
-      const inside = await keysFor(`&${name}=${encodeURIComponent(value)}`);
-      const outside = await keysFor(`&${name}=${encodeURIComponent(OUTSIDE_VALUES[name]!)}`);
-      expect(inside.length).toBeGreaterThan(0);
-      for (const key of inside) expect(all).toContain(key);
-      expect(outside.length).toBeLessThan(all.length);
-    });
+    it.each(Object.entries(scenario.filters ?? {}))(
+      'applies %s=%s: a non-empty subset, and fewer records for a value outside the data',
+      async (name, value) => {
+        const keysFor = async (extra: string) => {
+          const response = await call(route, path, `${query()}${extra}`, 'contract-token');
+          expect(response.status).toBe(200);
+          const found = records(route, await response.json());
+          for (const { key, record } of found) expectValid(route.shape.schema, record, `${route.name} ${key}`);
+          return found.map(({ key }) => key);
+        };
+        const all = await keysFor('');
+        const inside = await keysFor(`&${name}=${encodeURIComponent(value)}`);
+        const outside = await keysFor(`&${name}=${encodeURIComponent(OUTSIDE_VALUES[name]!)}`);
+        expect(inside.length).toBeGreaterThan(0);
+        for (const key of inside) expect(all).toContain(key);
+        expect(outside.length).toBeLessThan(all.length);
+      },
+    );
   }
 });

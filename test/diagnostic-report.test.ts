@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnosticReportRecord, diagnosticReportSearchEntry } from '../mappers/diagnostic-report.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import {
-  expectBundle, expectOutcome, expectValid, idsOf, sortedIds, startEmbeddedTestService, type EmbeddedTestService,
+  expectBundle,
+  expectOutcome,
+  expectValid,
+  idsOf,
+  sortedIds,
+  startEmbeddedTestService,
+  type EmbeddedTestService,
   type LegacyBundle,
 } from './support/embedded-service.ts';
 
@@ -70,9 +76,7 @@ describe('GET /api/DiagnosticReport', () => {
   it.each(filters)('filters by %s exactly as the FHIR server does', async (_, makeQuery) => {
     const query = makeQuery(reports[0]!);
     const bundle = await search(`patient=${patientId}&${query}`);
-    const fhirQuery = query
-      .replace('start_date=', 'date=ge')
-      .replace('end_date=', 'date=le');
+    const fhirQuery = query.replace('start_date=', 'date=ge').replace('end_date=', 'date=le');
     const expected = await service.fhirSearch('DiagnosticReport', `patient=Patient/${patientId}&${fhirQuery}`);
     expect(idsOf(bundle, 'DiagnosticReport')).toEqual(sortedIds(expected));
     // Each filter must provably cut: some reports in, some out.

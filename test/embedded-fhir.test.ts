@@ -12,7 +12,11 @@ function testBundle(): Bundle {
   const entry: BundleEntry[] = [
     post('urn:uuid:alice', { resourceType: 'Patient', name: [{ family: 'Álvarez', given: ['Alice'] }] }),
     post('urn:uuid:bob', { resourceType: 'Patient', name: [{ family: 'Brown', given: ['Bob'] }] }),
-    { fullUrl: 'urn:uuid:carol', request: { method: 'PUT', url: 'Patient/carol-1' }, resource: { resourceType: 'Patient', id: 'carol-1', name: [{ family: 'Chen' }] } },
+    {
+      fullUrl: 'urn:uuid:carol',
+      request: { method: 'PUT', url: 'Patient/carol-1' },
+      resource: { resourceType: 'Patient', id: 'carol-1', name: [{ family: 'Chen' }] },
+    },
   ];
   const observation = (patient: string, i: number): Resource => ({
     resourceType: 'Observation',
@@ -33,7 +37,7 @@ function testBundle(): Bundle {
       recorded: '2020-01-01T00:00:00Z',
       agent: [{ who: { display: 'test' } }],
       target: [{ reference: 'urn:uuid:obs-a0' }, { reference: 'urn:uuid:obs-a1' }, { reference: 'urn:uuid:alice' }],
-    })
+    }),
   );
   return { resourceType: 'Bundle', type: 'transaction', entry };
 }
@@ -83,7 +87,7 @@ describe('embedded FHIR server: search', () => {
     expect(body.total).toBe(OBS_PER_ALICE);
     expect(body.entry).toHaveLength(50);
     const next = new URL(nextLink(body) ?? '');
-    expect(next.href.startsWith(fhir.baseUrl + '/Observation?')).toBe(true);
+    expect(next.href.startsWith(`${fhir.baseUrl}/Observation?`)).toBe(true);
     expect(next.searchParams.get('_offset')).toBe('50');
     expect(next.searchParams.get('patient')).toBe(alice);
   });

@@ -1,6 +1,6 @@
 // Loading data into the embedded FHIR server: transaction semantics, id assignment, reference
 // rewriting, collection/NDJSON, and readDataDir's handling of files.
-import type { Bundle, BundleEntry, Resource } from '@medplum/fhirtypes';
+import type { Bundle, BundleEntry, DiagnosticReport, Encounter, Observation, Patient, Provenance, Resource } from '@medplum/fhirtypes';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +48,7 @@ function patientRecord(tag: string): Bundle {
       recorded: '2020-01-01T00:00:00Z',
       agent: [{ who: { display: 'x' } }],
       target: [{ reference: `urn:uuid:${tag}-obs` }, { reference: `urn:uuid:${tag}-rep` }, { reference: `urn:uuid:${tag}-pat` }],
-    })
+    }),
   );
 }
 
@@ -66,18 +66,16 @@ describe('loadBundles: transactions', () => {
 
     // POST ignores the client's resource.id
     expect(store.has('Patient', 'client-chosen-id')).toBe(false);
-    const report = read<any>(store, 'DiagnosticReport', '2');
-    expect(report.subject.reference).toBe('Patient/2');
-    expect(report.result[0].reference).toBe('Observation/2');
-    expect(report.contained[0].subject.reference).toBe('Patient/2');
-    expect(report.extension[0].valueReference.reference).toBe('Encounter/2');
-    expect(read<any>(store, 'Observation', '1').encounter.reference).toBe('Encounter/1');
-    expect(read<any>(store, 'Provenance', '1').target.map((t: { reference: string }) => t.reference)).toEqual([
-      'Observation/1',
-      'DiagnosticReport/1',
-      'Patient/1',
-    ]);
-    const all = JSON.stringify([...['Patient', 'Encounter', 'Observation', 'DiagnosticReport', 'Provenance']].flatMap((t) => [read(store, t, '1'), read(store, t, '2')]));
+    const report = read<DiagnosticReport>(store, 'DiagnosticReport', '2');
+    expect(report.subject?.reference).toBe('Patient/2');
+    expect(report.result?.[0]?.reference).toBe('Observation/2');
+    expect((report.contained?.[0] as Observation | undefined)?.subject?.reference).toBe('Patient/2');
+    expect(report.extension?.[0]?.valueReference?.reference).toBe('Encounter/2');
+    expect(read<Observation>(store, 'Observation', '1').encounter?.reference).toBe('Encounter/1');
+    expect(read<Provenance>(store, 'Provenance', '1').target.map((t) => t.reference)).toEqual(['Observation/1', 'DiagnosticReport/1', 'Patient/1']);
+    const all = JSON.stringify(
+      [...['Patient', 'Encounter', 'Observation', 'DiagnosticReport', 'Provenance']].flatMap((t) => [read(store, t, '1'), read(store, t, '2')]),
+    );
     expect(all).not.toContain('urn:uuid:');
   });
 
@@ -97,7 +95,13 @@ describe('loadBundles: transactions', () => {
       transaction(
         post('urn:uuid:new-pat', { resourceType: 'Patient', name: [{ family: 'New' }] }),
         put('urn:uuid:kept', { resourceType: 'Patient', id: '1', name: [{ family: 'Kept' }] }),
-        put('http://example.org/fhir/Encounter/enc-x', { resourceType: 'Encounter', id: 'enc-x', status: 'finished', class: { code: 'AMB' }, subject: { reference: 'urn:uuid:kept' } }),
+        put('http://example.org/fhir/Encounter/enc-x', {
+          resourceType: 'Encounter',
+          id: 'enc-x',
+          status: 'finished',
+          class: { code: 'AMB' },
+          subject: { reference: 'urn:uuid:kept' },
+        }),
         post('urn:uuid:obs', {
           resourceType: 'Observation',
           status: 'final',
@@ -105,23 +109,23 @@ describe('loadBundles: transactions', () => {
           subject: { reference: 'urn:uuid:new-pat' },
           encounter: { reference: 'http://example.org/fhir/Encounter/enc-x' },
           focus: [{ reference: 'urn:uuid:kept' }],
-        })
+        }),
       ),
     ]);
-    expect(read<any>(store, 'Patient', '1').name[0].family).toBe('Kept');
-    expect(read<any>(store, 'Patient', '2').name[0].family).toBe('New'); // 1 was taken by the PUT
-    expect(read<any>(store, 'Encounter', 'enc-x').subject.reference).toBe('Patient/1');
-    const obs = read<any>(store, 'Observation', '1');
-    expect(obs.subject.reference).toBe('Patient/2');
-    expect(obs.encounter.reference).toBe('Encounter/enc-x');
-    expect(obs.focus[0].reference).toBe('Patient/1');
+    expect(read<Patient>(store, 'Patient', '1').name?.[0]?.family).toBe('Kept');
+    expect(read<Patient>(store, 'Patient', '2').name?.[0]?.family).toBe('New'); // 1 was taken by the PUT
+    expect(read<Encounter>(store, 'Encounter', 'enc-x').subject?.reference).toBe('Patient/1');
+    const obs = read<Observation>(store, 'Observation', '1');
+    expect(obs.subject?.reference).toBe('Patient/2');
+    expect(obs.encounter?.reference).toBe('Encounter/enc-x');
+    expect(obs.focus?.[0]?.reference).toBe('Patient/1');
   });
 
   it('gives the same ids when the same data is loaded into a fresh server', async () => {
     const load = async () => {
       const store = new IndexedMemoryRepository();
       await loadBundles(store, [patientRecord('a'), patientRecord('b')]);
-      return JSON.stringify(store.getSortedIds('Observation').map((id) => read<any>(store, 'Observation', id).subject));
+      return JSON.stringify(store.getSortedIds('Observation').map((id) => read<Observation>(store, 'Observation', id).subject));
     };
     expect(await load()).toBe(await load());
   });
@@ -150,7 +154,7 @@ describe('loadBundles: transactions', () => {
     const second = transaction(org('urn:uuid:o2'), post('urn:uuid:p', { resourceType: 'Patient', managingOrganization: { reference: 'urn:uuid:o2' } }));
     const summary = await loadBundles(store, [second], { findExisting });
     expect(summary).toEqual({ Patient: 1 });
-    expect(read<any>(store, 'Patient', '1').managingOrganization.reference).toBe('Organization/1');
+    expect(read<Patient>(store, 'Patient', '1').managingOrganization?.reference).toBe('Organization/1');
   });
 });
 
@@ -169,7 +173,7 @@ describe('loadBundles: collections and NDJSON', () => {
       },
     ]);
     expect(store.getSortedIds('Patient')).toEqual(['1', 'p-9']);
-    expect(read<any>(store, 'Observation', '1').subject.reference).toBe('Patient/1');
+    expect(read<Observation>(store, 'Observation', '1').subject?.reference).toBe('Patient/1');
   });
 });
 
@@ -204,7 +208,10 @@ describe('readDataDir', () => {
     await expect(readDataDir(dir)).rejects.toThrow(/lines\.ndjson:2/);
     await rm(join(dir, 'lines.ndjson'));
     // a file that parses but has a bad entry is named when it is loaded
-    await writeFile(join(dir, 'bad-entry.json'), JSON.stringify(transaction({ request: { method: 'GET', url: 'Patient' }, resource: { resourceType: 'Patient' } })));
+    await writeFile(
+      join(dir, 'bad-entry.json'),
+      JSON.stringify(transaction({ request: { method: 'GET', url: 'Patient' }, resource: { resourceType: 'Patient' } })),
+    );
     const bundles = await readDataDir(dir);
     await expect(loadBundles(new IndexedMemoryRepository(), bundles)).rejects.toThrow(/bad-entry\.json/);
   });

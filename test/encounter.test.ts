@@ -5,14 +5,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encounterShape } from '../mappers/encounter.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
-import {
-  expectBundle, expectOutcome, expectValid, idsOf, sortedIds, startEmbeddedTestService, type EmbeddedTestService,
-} from './support/embedded-service.ts';
+import { expectBundle, expectOutcome, expectValid, idsOf, sortedIds, startEmbeddedTestService, type EmbeddedTestService } from './support/embedded-service.ts';
 
 const RECORD_KEYS = [
-  'patient_name', 'identifier', 'name', 'code', 'code_system', 'code_system_name', 'admit_date', 'discharge_date',
-  'location', 'encounter_diagnosis', 'performer', 'consult_note', 'history_and_physical_note', 'reason_for_referral',
-  'progress_note', 'author', 'status',
+  'patient_name',
+  'identifier',
+  'name',
+  'code',
+  'code_system',
+  'code_system_name',
+  'admit_date',
+  'discharge_date',
+  'location',
+  'encounter_diagnosis',
+  'performer',
+  'consult_note',
+  'history_and_physical_note',
+  'reason_for_referral',
+  'progress_note',
+  'author',
+  'status',
 ];
 
 let service: EmbeddedTestService;
@@ -70,7 +82,9 @@ describe('GET /Encounter', () => {
 
   it('takes one upstream round trip for the whole search, references included', async () => {
     await service.getJson(`/Encounter?patient=${patient.id}`);
-    const line = service.logLines.map((entry) => JSON.parse(entry) as Record<string, unknown>).findLast((entry) => entry.route === 'Encounter.search' && entry.cache === 'miss');
+    const line = service.logLines
+      .map((entry) => JSON.parse(entry) as Record<string, unknown>)
+      .findLast((entry) => entry.route === 'Encounter.search' && entry.cache === 'miss');
     expect(line?.upstreamCalls).toBe(1);
   });
 

@@ -64,7 +64,7 @@ describe('Web Crypto and Node native sealing together', () => {
   const web = new EntryCipher(SECRET);
   const node = nodeEntryCipher(SECRET);
 
-  it('give the same names and read each other\'s entries, for a caller with a token, a long one, and none', async () => {
+  it("give the same names and read each other's entries, for a caller with a token, a long one, and none", async () => {
     const name = await web.nameOf(KEY);
     expect(node.nameOf(KEY)).toBe(name);
     const body = bytes('{"resourceType":"Bundle","entry":[{"name":"Zoë"}]}');

@@ -21,7 +21,10 @@ const CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 
 describe('docs/errors.md', () => {
   const rows = new Map(
-    [...readFileSync(join(ROOT, 'docs/errors.md'), 'utf8').matchAll(/^\| `([a-z-]+)` \| (\d{3}) \| ([a-z-]+) \|/gm)].map((match) => [match[1]!, { status: Number(match[2]), issue: match[3] }]),
+    [...readFileSync(join(ROOT, 'docs/errors.md'), 'utf8').matchAll(/^\| `([a-z-]+)` \| (\d{3}) \| ([a-z-]+) \|/gm)].map((match) => [
+      match[1]!,
+      { status: Number(match[2]), issue: match[3] },
+    ]),
   );
 
   it('documents every code of the catalog with its status and FHIR issue code, and no other', () => {
@@ -34,10 +37,15 @@ describe('every code is asserted as the code of an answer in some test', () => {
   const testFiles = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? testFiles(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
   // Lines that assert an answer's code: expectErrorCode(…, 'code'), details: { text: 'code' }, or `answered` (a test's name for it).
-  const assertingLines = testFiles(join(ROOT, 'test')).flatMap((file) => readFileSync(file, 'utf8').split('\n')).filter((line) => /expectErrorCode\(|details|answered/.test(line));
+  const assertingLines = testFiles(join(ROOT, 'test'))
+    .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
+    .filter((line) => /expectErrorCode\(|details|answered/.test(line));
 
   it.each(CODES)('%s', (code) => {
-    expect(assertingLines.some((line) => line.includes(`'${code}'`)), `no test asserts an answer with the code ${code}`).toBe(true);
+    expect(
+      assertingLines.some((line) => line.includes(`'${code}'`)),
+      `no test asserts an answer with the code ${code}`,
+    ).toBe(true);
   });
 });
 
@@ -58,7 +66,12 @@ describe('the codes of the caller side and of the upstream', () => {
       if (next) sendJson(response, next.status, next.body);
     });
     service = await startTestService({
-      UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_ENABLED: 'false', UPSTREAM_MAX_PAGES: '2', UPSTREAM_MAX_ATTEMPTS: '1', UPSTREAM_MAX_BODY_BYTES: '2048', UPSTREAM_TIMEOUT_MS: '1000',
+      UPSTREAM_URL: `${upstream.origin}/fhir`,
+      CACHE_ENABLED: 'false',
+      UPSTREAM_MAX_PAGES: '2',
+      UPSTREAM_MAX_ATTEMPTS: '1',
+      UPSTREAM_MAX_BODY_BYTES: '2048',
+      UPSTREAM_TIMEOUT_MS: '1000',
     });
   });
   afterAll(async () => {
@@ -75,8 +88,10 @@ describe('the codes of the caller side and of the upstream', () => {
     await expectErrorCode(await get('/api/DiagnosticReport', { method: 'DELETE' }), 405, 'method-not-allowed');
     await expectErrorCode(await get(`/api/DiagnosticReport?patient=1&code=${'x'.repeat(9000)}`), 414, 'uri-too-long');
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    await expectErrorCode(await get('/api/DiagnosticReport/_search', { method: 'POST', headers: form, body: `patient=1&code=${'x'.repeat(70_000)}` }), 413, 'payload-too-large');
-    await expectErrorCode(await get('/api/DiagnosticReport/_search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 415, 'unsupported-media-type');
+    const tooLarge: RequestInit = { method: 'POST', headers: form, body: `patient=1&code=${'x'.repeat(70_000)}` };
+    await expectErrorCode(await get('/api/DiagnosticReport/_search', tooLarge), 413, 'payload-too-large');
+    const json: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    await expectErrorCode(await get('/api/DiagnosticReport/_search', json), 415, 'unsupported-media-type');
   });
 
   it('what Node refuses before the app: bad-request, headers-too-large', async () => {
@@ -94,7 +109,8 @@ describe('the codes of the caller side and of the upstream', () => {
       code: (JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { issue: { details: { text: string } }[] }).issue[0]!.details.text,
     });
     expect(answered(await raw('NOT A REQUEST\r\n\r\n'))).toEqual({ status: '400', code: 'bad-request' });
-    expect(answered(await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(200_000)}\r\n\r\n`))).toEqual({ status: '431', code: 'headers-too-large' });
+    const bigHeader = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(200_000)}\r\n\r\n`;
+    expect(answered(await raw(bigHeader))).toEqual({ status: '431', code: 'headers-too-large' });
   });
 
   it('the token: unauthorized, bad-token, forbidden; a record that is not there: not-found', async () => {
@@ -117,7 +133,14 @@ describe('the codes of the caller side and of the upstream', () => {
     await expectErrorCode(await get(REPORTS), 502, 'upstream-error');
     answer = (url) => ({
       status: 200,
-      body: { resourceType: 'Bundle', type: 'searchset', entry: [report(`r${Math.random()}`)], link: [{ relation: 'next', url: `${upstream.origin}/fhir/DiagnosticReport?page=${Number(new URL(url, upstream.origin).searchParams.get('page') ?? 0) + 1}` }] },
+      body: {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        entry: [report(`r${Math.random()}`)],
+        link: [
+          { relation: 'next', url: `${upstream.origin}/fhir/DiagnosticReport?page=${Number(new URL(url, upstream.origin).searchParams.get('page') ?? 0) + 1}` },
+        ],
+      },
     });
     await expectErrorCode(await get(REPORTS), 502, 'upstream-too-many-pages');
     answer = () => ({ status: 429, body: {} });
@@ -135,12 +158,31 @@ describe('the codes of the caller side and of the upstream', () => {
 describe('a bug in the service', () => {
   it('is internal: 500, with no detail of what was thrown', async () => {
     const upstream = await startCannedUpstream((_request, response) =>
-      sendJson(response, 200, { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: { resourceType: 'DiagnosticReport', id: 'r1' }, search: { mode: 'match' } }] }),
+      sendJson(response, 200, {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        entry: [{ resource: { resourceType: 'DiagnosticReport', id: 'r1' }, search: { mode: 'match' } }],
+      }),
     );
     try {
       const route = ROUTES.find((each) => each.name === 'DiagnosticReport.search')!;
-      const broken = { ...route, shape: { ...route.shape, map: () => { throw new TypeError('a mapper bug with a secret-looking detail'); } } };
-      const client = new FhirClient({ baseUrl: `${upstream.origin}/fhir`, transport: fetchTransport(), timeoutMs: 5000, maxPages: 10, pageSize: 100, maxBodyBytes: 1_000_000 });
+      const broken = {
+        ...route,
+        shape: {
+          ...route.shape,
+          map: () => {
+            throw new TypeError('a mapper bug with a secret-looking detail');
+          },
+        },
+      };
+      const client = new FhirClient({
+        baseUrl: `${upstream.origin}/fhir`,
+        transport: fetchTransport(),
+        timeoutMs: 5000,
+        maxPages: 10,
+        pageSize: 100,
+        maxBodyBytes: 1_000_000,
+      });
       const response = await createApp({ client, routes: [broken] }).request('/api/DiagnosticReport?patient=1&access_token=token-1');
       const text = await response.clone().text();
       expect(text).not.toContain('secret-looking');

@@ -27,9 +27,21 @@ function expected(raw: string, authorization?: string): { token?: string; rest: 
 
 describe('readRawQuery', () => {
   const queries = [
-    '', 'patient=1', 'patient=1&access_token=abcdefgh12', 'access_token=abcdefgh12&patient=1&date=ge2020-01-01&date=le2021-01-01',
-    'patient=1&access_token=a%2Bb', 'patient=1&access_token=a+b', 'patient=1&access_%74oken=abcdefgh12', '&&patient=1&&', 'a=b=c&access_token=x=',
-    'patient=%31&access_token=abcdefgh12', 'access_token=t1&access_token=t2', 'patient', 'access_token', 'access_token=&patient=2', 'code=a|b&access_token=tok.en~_-',
+    '',
+    'patient=1',
+    'patient=1&access_token=abcdefgh12',
+    'access_token=abcdefgh12&patient=1&date=ge2020-01-01&date=le2021-01-01',
+    'patient=1&access_token=a%2Bb',
+    'patient=1&access_token=a+b',
+    'patient=1&access_%74oken=abcdefgh12',
+    '&&patient=1&&',
+    'a=b=c&access_token=x=',
+    'patient=%31&access_token=abcdefgh12',
+    'access_token=t1&access_token=t2',
+    'patient',
+    'access_token',
+    'access_token=&patient=2',
+    'code=a|b&access_token=tok.en~_-',
   ];
   it.each(queries)('reads %j as URLSearchParams and callerToken do', (raw) => {
     for (const authorization of [undefined, 'Bearer abcdefgh12', 'Bearer other-token', 'Basic x']) {

@@ -11,7 +11,11 @@ import { startTestService, type TestService } from './support/facade.ts';
 const TOKEN_A = 'token-of-caller-a';
 const TOKEN_B = 'token-of-caller-b';
 const reports = Array.from({ length: 30 }, (_, index) => ({
-  resourceType: 'DiagnosticReport', id: `r${index}`, status: 'final', subject: { reference: 'Patient/1' }, conclusion: 'x'.repeat(800),
+  resourceType: 'DiagnosticReport',
+  id: `r${index}`,
+  status: 'final',
+  subject: { reference: 'Patient/1' },
+  conclusion: 'x'.repeat(800),
 }));
 
 let upstream: CannedUpstream;
@@ -48,7 +52,7 @@ describe('a request answered from the cache', () => {
     expect((await service.get(`/api/DiagnosticReport?patient=1&access_token=a%20b`)).status).toBe(401);
   });
 
-  it('is never another caller\'s: the same query with another token is a miss of its own', async () => {
+  it("is never another caller's: the same query with another token is a miss of its own", async () => {
     await service.get(`/api/DiagnosticReport?patient=3&access_token=${TOKEN_A}`);
     await service.get(`/api/DiagnosticReport?patient=3&access_token=${TOKEN_B}`);
     expect(lastCache()).toBe('miss');

@@ -27,11 +27,33 @@ for (const route of ROUTES) {
  */
 const MAY_BE_LEFT_OUT: Readonly<Record<string, readonly string[]>> = {
   Observation: [
-    'category[].coding[].display', 'category[].text', 'code.coding[].display', 'code.text', 'valueCodeableConcept.text', 'valueQuantity', 'valueString', 'valueBoolean', 'valueInteger', 'valueRange',
-    'valueRatio', 'valueSampledData', 'valueTime', 'valueDateTime', 'valuePeriod', 'dataAbsentReason', 'dataAbsentReason.coding[].display',
-    'dataAbsentReason.text', 'component',
+    'category[].coding[].display',
+    'category[].text',
+    'code.coding[].display',
+    'code.text',
+    'valueCodeableConcept.text',
+    'valueQuantity',
+    'valueString',
+    'valueBoolean',
+    'valueInteger',
+    'valueRange',
+    'valueRatio',
+    'valueSampledData',
+    'valueTime',
+    'valueDateTime',
+    'valuePeriod',
+    'dataAbsentReason',
+    'dataAbsentReason.coding[].display',
+    'dataAbsentReason.text',
+    'component',
   ],
-  Condition: ['clinicalStatus.coding[].display', 'verificationStatus.coding[].display', 'category[].coding[].display', 'code.coding[].display', 'abatementDateTime'],
+  Condition: [
+    'clinicalStatus.coding[].display',
+    'verificationStatus.coding[].display',
+    'category[].coding[].display',
+    'code.coding[].display',
+    'abatementDateTime',
+  ],
   DiagnosticReportSearchEntry: ['code.coding[].display', 'effectiveDateTime.dataAbsentReason.coding[].display', 'issued.dataAbsentReason.coding[].display'],
   DiagnosticReport: ['code.coding[].display', 'effectiveDateTime.dataAbsentReason.coding[].display', 'issued.dataAbsentReason.coding[].display'],
   CareTeam: ['participant[].role[].coding[].display'],
@@ -49,14 +71,68 @@ const MAY_BE_LEFT_OUT: Readonly<Record<string, readonly string[]>> = {
  * (docs/decisions.md) and stands after `resourceType`.
  */
 const SPEC_ORDER: Readonly<Record<string, readonly string[]>> = {
-  DiagnosticReport: ['resourceType', 'id', 'meta', 'category', 'encounter', 'presentedForm', 'status', 'code', 'subject', 'effectiveDateTime', 'issued', 'performer', 'result'],
-  DiagnosticReportSearchEntry: ['resourceType', 'meta', 'category', 'encounter', 'presentedForm', 'status', 'code', 'subject', 'effectiveDateTime', 'issued', 'performer'],
+  DiagnosticReport: [
+    'resourceType',
+    'id',
+    'meta',
+    'category',
+    'encounter',
+    'presentedForm',
+    'status',
+    'code',
+    'subject',
+    'effectiveDateTime',
+    'issued',
+    'performer',
+    'result',
+  ],
+  DiagnosticReportSearchEntry: [
+    'resourceType',
+    'meta',
+    'category',
+    'encounter',
+    'presentedForm',
+    'status',
+    'code',
+    'subject',
+    'effectiveDateTime',
+    'issued',
+    'performer',
+  ],
   CarePlan: ['resourceType', 'id', 'meta', 'text', 'status', 'intent', 'category', 'subject'],
   CareTeam: ['resourceType', 'id', 'meta', 'status', 'subject', 'participant'],
   AllergyIntolerance: ['resourceType', 'code', 'reaction', 'clinicalStatus', 'verificationStatus', 'patient'],
   Immunization: ['resourceType', 'occurrenceDateTime', 'status', 'statusReason', 'vaccineCode', 'patient', 'primarySource'],
-  Condition: ['resourceType', 'id', 'meta', 'clinicalStatus', 'verificationStatus', 'category', 'code', 'subject', 'recordedDate', 'onsetDateTime', 'abatementDateTime', 'encounter'],
-  Encounter: ['resourceType', 'id', 'meta', 'identifier', 'status', 'class', 'type', 'subject', 'participant', 'period', 'reasonCode', 'hospitalization', 'location', 'serviceProvider'],
+  Condition: [
+    'resourceType',
+    'id',
+    'meta',
+    'clinicalStatus',
+    'verificationStatus',
+    'category',
+    'code',
+    'subject',
+    'recordedDate',
+    'onsetDateTime',
+    'abatementDateTime',
+    'encounter',
+  ],
+  Encounter: [
+    'resourceType',
+    'id',
+    'meta',
+    'identifier',
+    'status',
+    'class',
+    'type',
+    'subject',
+    'participant',
+    'period',
+    'reasonCode',
+    'hospitalization',
+    'location',
+    'serviceProvider',
+  ],
   Assessment: ['resourceType', 'meta', 'status', 'code', 'subject', 'effectiveDateTime'],
   Coverage: ['resourceType', 'id', 'identifier', 'type', 'status', 'subscriber', 'beneficiary', 'relationship', 'subscriberId', 'period', 'payor', 'Class'],
   Observation: ['resourceType', 'id', 'status', 'issued', 'category', 'code', 'subject', 'effectiveDateTime', 'valueCodeableConcept'],
@@ -95,10 +171,13 @@ function optionalPaths(schema: AnySchema, path = ''): string[] {
 /** Checks that every strict object in `value` writes its keys in its schema's order. */
 function expectSchemaKeyOrder(value: unknown, schema: AnySchema, path = '$'): void {
   if (value === null || value === undefined) return;
-  if (WRAPPERS.includes(schema.type)) return expectSchemaKeyOrder(value, schema.wrapped!, path);
+  if (WRAPPERS.includes(schema.type)) {
+    expectSchemaKeyOrder(value, schema.wrapped!, path);
+    return;
+  }
   switch (schema.type) {
     case 'array':
-      (value as unknown[]).forEach((item, index) => expectSchemaKeyOrder(item, schema.item!, `${path}[${index}]`));
+      for (const [index, item] of (value as unknown[]).entries()) expectSchemaKeyOrder(item, schema.item!, `${path}[${index}]`);
       return;
     case 'union': {
       const option = schema.options!.find((candidate) => v.safeParse(candidate, value).success);
@@ -144,7 +223,9 @@ describe.each([...SHAPES.values()].map(({ shape, fhirType }) => [shape.name, sha
   });
 
   it('invents no value for what the record lacks: no empty string, no "unknown" beyond the spec\'s absent-reason stand-in', () => {
-    const invented = strings(output).filter(([path, text]) => text === '' || (text.toLowerCase() === 'unknown' && !/\.(valueQuantity|dataAbsentReason)\./.test(path)));
+    const invented = strings(output).filter(
+      ([path, text]) => text === '' || (text.toLowerCase() === 'unknown' && !/\.(valueQuantity|dataAbsentReason)\./.test(path)),
+    );
     expect(invented).toEqual([]);
   });
 

@@ -28,14 +28,18 @@ afterAll(() => service.close());
 
 /** The offset New York had at an instant, `-05:00` or `-04:00`, from the runtime's zone data. */
 function easternOffset(instant: number): string {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, timeZoneName: 'longOffset' }).formatToParts(instant).find((part) => part.type === 'timeZoneName')!.value;
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: ZONE, timeZoneName: 'longOffset' })
+    .formatToParts(instant)
+    .find((part) => part.type === 'timeZoneName')!.value;
   return name.replace('GMT', '');
 }
 
 /** A legacy timestamp that stands for `source` (a FHIR dateTime): same instant, New York's offset then. */
 function expectLegacyInstant(written: unknown, source: unknown, where: string): void {
   expect(written, where).toMatch(LEGACY_TIMESTAMP);
-  const instant = Date.parse(String(source).length === 10 ? `${String(source)}T00:00:00${easternOffset(Date.parse(String(source)) + 12 * 3_600_000)}` : String(source));
+  const instant = Date.parse(
+    String(source).length === 10 ? `${String(source)}T00:00:00${easternOffset(Date.parse(String(source)) + 12 * 3_600_000)}` : String(source),
+  );
   expect(Date.parse(String(written)), where).toBe(instant);
   expect(String(written).slice(-6), where).toBe(easternOffset(instant));
 }
@@ -51,19 +55,22 @@ function idOf(fullUrl: string): string {
 describe('envelope', () => {
   const bundleRoutes = ROUTES.filter((route) => route.kind === 'search' && route.method === 'GET' && route.envelope === 'bundle');
 
-  it.each(bundleRoutes.map((route) => [route.path, route.path] as const))('%s: id of 32 lowercase hex characters, new each time; keys resourceType, id, type, entry, total', async (_, path) => {
-    const [first, second] = [await legacySearch(path), await legacySearch(path)];
-    for (const bundle of [first, second]) {
-      expect(bundle.id).toMatch(/^[0-9a-f]{32}$/);
-      expect(Object.keys(bundle)).toEqual(['resourceType', 'id', 'type', 'entry', 'total']);
-      for (const entry of bundle.entry) expect(Object.keys(entry)).toEqual(['full_url', 'resource']);
-      expect(bundle.total).toBe(bundle.entry.length);
-    }
-    expect(first.id).not.toBe(second.id);
-  });
+  it.each(bundleRoutes.map((route) => [route.path, route.path] as const))(
+    '%s: id of 32 lowercase hex characters, new each time; keys resourceType, id, type, entry, total',
+    async (_, path) => {
+      const [first, second] = [await legacySearch(path), await legacySearch(path)];
+      for (const bundle of [first, second]) {
+        expect(bundle.id).toMatch(/^[0-9a-f]{32}$/);
+        expect(Object.keys(bundle)).toEqual(['resourceType', 'id', 'type', 'entry', 'total']);
+        for (const entry of bundle.entry) expect(Object.keys(entry)).toEqual(['full_url', 'resource']);
+        expect(bundle.total).toBe(bundle.entry.length);
+      }
+      expect(first.id).not.toBe(second.id);
+    },
+  );
 });
 
-describe('timestamps in the old system\'s zone, three fraction digits, a numeric offset', () => {
+describe("timestamps in the old system's zone, three fraction digits, a numeric offset", () => {
   it('Observation issued and effectiveDateTime (with Provenance recorded), same instants as the FHIR records', async () => {
     const bundle = await service.getJson<LegacyBundle>(`/Observation?patient=${patient.id}&_revinclude=Provenance:target&access_token=t`);
     const sources = new Map((await service.fhirSearch('Observation', `patient=Patient/${patient.id}`)).map((o) => [o.id, o]));
@@ -116,7 +123,8 @@ describe('timestamps in the old system\'s zone, three fraction digits, a numeric
   it('meta.lastUpdated keeps UTC with real milliseconds: +00:00', async () => {
     const bundle = await legacySearch('/Condition');
     expect(bundle.total).toBeGreaterThan(0);
-    for (const { resource } of bundle.entry) expect((resource.meta as { lastUpdated: string }).lastUpdated).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
+    for (const { resource } of bundle.entry)
+      expect((resource.meta as { lastUpdated: string }).lastUpdated).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
   });
 
   it('dates stay YYYY-MM-DD: DiagnosticReport dates are the local calendar date of the FHIR instant', async () => {
@@ -143,7 +151,9 @@ describe('names in references', () => {
 
   it('AllergyIntolerance: patient {display, reference} with "Given, Family"; full_url /AllergyIntolerance/', async () => {
     const withAllergies = await service.fhirSearch('AllergyIntolerance');
-    const owner = String((withAllergies[0]!.patient as { reference: string }).reference).split('/').pop()!;
+    const owner = String((withAllergies[0]!.patient as { reference: string }).reference)
+      .split('/')
+      .pop()!;
     const [owned] = await service.fhirSearch('Patient', `_id=${owner}`);
     const name = (owned!.name as { given: string[]; family: string }[])[0]!;
     const bundle = await service.getJson<LegacyBundle>(`/api/AllergyIntolerance?patient=${owner}&access_token=t`);
@@ -195,10 +205,19 @@ describe('values the examples show on records the sample data lacks', () => {
     const entry = (resource: FhirResource) => ({ resource, request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` } });
     const subject = { reference: 'Patient/nameless-1' };
     const bundle = {
-      resourceType: 'Bundle', type: 'transaction',
+      resourceType: 'Bundle',
+      type: 'transaction',
       entry: [
         entry({ resourceType: 'Patient', id: 'nameless-1', gender: 'unknown' }),
-        entry({ resourceType: 'Observation', id: 'date-only', status: 'final', code: { text: 'x' }, subject, effectiveDateTime: '2015-06-22', issued: '2015-01-22T10:00:00Z' }),
+        entry({
+          resourceType: 'Observation',
+          id: 'date-only',
+          status: 'final',
+          code: { text: 'x' },
+          subject,
+          effectiveDateTime: '2015-06-22',
+          issued: '2015-01-22T10:00:00Z',
+        }),
         entry({ resourceType: 'Condition', id: 'partial', subject, onsetDateTime: '2019-05', recordedDate: '2019-03-10T02:30:00' }),
         entry({ resourceType: 'AllergyIntolerance', id: 'a-1', patient: subject, code: { text: 'Peanut' } }),
       ],

@@ -10,7 +10,23 @@ import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import { patientBundles, resourcesOf, shared } from './support/seed-fixtures.ts';
 
 /** Every JSON type, and strings that name what every JS object inherits. */
-const HOSTILE_VALUES: readonly unknown[] = [null, true, 0, -1.5, '', 'x', 'constructor', '__proto__', [], [null], [1, 'a'], {}, { reference: 7 }, [{ coding: 'x' }], { coding: [{ code: 5 }] }];
+const HOSTILE_VALUES: readonly unknown[] = [
+  null,
+  true,
+  0,
+  -1.5,
+  '',
+  'x',
+  'constructor',
+  '__proto__',
+  [],
+  [null],
+  [1, 'a'],
+  {},
+  { reference: 7 },
+  [{ coding: 'x' }],
+  { coding: [{ code: 5 }] },
+];
 
 /** Each record with one member (at depth 1 or 2) replaced by a hostile value. */
 function* variants(resource: FhirResource): Generator<FhirResource> {
@@ -28,10 +44,12 @@ function* variants(resource: FhirResource): Generator<FhirResource> {
   }
 }
 
-const shapes = new Map(ROUTES.flatMap((route) => [
-  [route.shape.name, { shape: route.shape, type: route.upstream.resourceType }] as const,
-  ...Object.entries(route.kind === 'search' ? (route.includedEntries ?? {}) : {}).map(([type, shape]) => [shape.name, { shape, type }] as const),
-]));
+const shapes = new Map(
+  ROUTES.flatMap((route) => [
+    [route.shape.name, { shape: route.shape, type: route.upstream.resourceType }] as const,
+    ...Object.entries(route.kind === 'search' ? (route.includedEntries ?? {}) : {}).map(([type, shape]) => [shape.name, { shape, type }] as const),
+  ]),
+);
 const records = [...resourcesOf(shared), ...resourcesOf(patientBundles[0]!)] as FhirResource[];
 
 describe.each([...shapes.values()].map(({ shape, type }) => [shape.name, shape, type] as const))('%s', (_, shape, type) => {
@@ -51,7 +69,11 @@ describe.each([...shapes.values()].map(({ shape, type }) => [shape.name, shape, 
   it('maps a record whose included records (named by it, or naming it) hold any member of any JSON type', () => {
     // The generated records name each other by urn:uuid; the patient is named by id here, as an upstream does.
     const found = records.find((resource) => resource.resourceType === type)!;
-    const sample: FhirResource = { ...found, id: 'own-1', ...Object.fromEntries(['subject', 'patient', 'beneficiary'].filter((key) => key in found).map((key) => [key, { reference: 'Patient/other-1' }])) };
+    const sample: FhirResource = {
+      ...found,
+      id: 'own-1',
+      ...Object.fromEntries(['subject', 'patient', 'beneficiary'].filter((key) => key in found).map((key) => [key, { reference: 'Patient/other-1' }])),
+    };
     let mapped = 0;
     for (const included of hostileIncluded(sample)) {
       expect(() => JSON.stringify(shape.map(sample, createMapContext([sample, included])))).not.toThrow();
@@ -65,7 +87,10 @@ describe('codes that name what every JS object inherits', () => {
   it('are unknown codes, not the inherited members (an Encounter class `constructor` has no display)', () => {
     const encounter = shapes.get('Encounter')!.shape;
     for (const code of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-      const output = encounter.map({ resourceType: 'Encounter', id: 'e1', class: { code }, type: [{ coding: [{ system: code, code }] }] }, createMapContext([]));
+      const output = encounter.map(
+        { resourceType: 'Encounter', id: 'e1', class: { code }, type: [{ coding: [{ system: code, code }] }] },
+        createMapContext([]),
+      );
       expect(output.class).toEqual({ code, system: null, display: null });
       expect(JSON.parse((output.identifier as { value: string }[])[0]!.value).code_system_name).toBeNull();
     }
@@ -73,9 +98,33 @@ describe('codes that name what every JS object inherits', () => {
 });
 
 /** Types an upstream answer carries beside the records asked for (`_include`, `_revinclude`). */
-const INCLUDED_TYPES = ['Patient', 'Practitioner', 'Organization', 'Location', 'Condition', 'DocumentReference', 'ServiceRequest', 'DiagnosticReport', 'Provenance'];
+const INCLUDED_TYPES = [
+  'Patient',
+  'Practitioner',
+  'Organization',
+  'Location',
+  'Condition',
+  'DocumentReference',
+  'ServiceRequest',
+  'DiagnosticReport',
+  'Provenance',
+];
 /** Members the mappers read on included records. */
-const INCLUDED_MEMBERS = ['name', 'text', 'code', 'type', 'content', 'author', 'date', 'status', 'conclusionCode', 'result', 'reasonCode', 'period', 'category'];
+const INCLUDED_MEMBERS = [
+  'name',
+  'text',
+  'code',
+  'type',
+  'content',
+  'author',
+  'date',
+  'status',
+  'conclusionCode',
+  'result',
+  'reasonCode',
+  'period',
+  'category',
+];
 
 /**
  * Included records with one hostile member each, linked every way a mapper follows: named by the

@@ -47,7 +47,9 @@ describe('CarePlan', () => {
 
 describe('CareTeam', () => {
   it('names members that are Practitioners and members that are Organizations', async () => {
-    const members = resources(await bundle('/api/CareTeam')).flatMap((team) => (team.participant as { member: { reference: string; display?: string } }[]).map((p) => p.member));
+    const members = resources(await bundle('/api/CareTeam')).flatMap((team) =>
+      (team.participant as { member: { reference: string; display?: string } }[]).map((p) => p.member),
+    );
     for (const type of ['Practitioner', 'Organization']) {
       const ofType = members.filter((member) => member.reference.startsWith(`${type}/`));
       expect(ofType.length, type).toBeGreaterThan(0);
@@ -129,13 +131,15 @@ describe('Procedure, SDOHGoal, Specimen and Practitioner', () => {
     for (const specimen of someResources(await bundle('/api/Specimen'), 'Specimen')) expect(Array.isArray(specimen.container)).toBe(true);
   });
 
-  it('returns exactly the practitioners of the patient\'s encounters, with telecom and address', async () => {
+  it("returns exactly the practitioners of the patient's encounters, with telecom and address", async () => {
     const found = someResources(await bundle('/Practitioner'), 'Practitioner');
     const encounters = await service.fhirSearch('Encounter', `patient=Patient/${patient.id}`);
     const participants = new Set(
       encounters.flatMap((encounter) => (encounter.participant as { individual?: { reference: string } }[]).map((p) => p.individual?.reference)),
     );
-    expect(found.map((practitioner) => `Practitioner/${practitioner.id}`).sort()).toEqual([...participants].filter((ref) => ref?.startsWith('Practitioner/')).sort());
+    expect(found.map((practitioner) => `Practitioner/${practitioner.id}`).sort()).toEqual(
+      [...participants].filter((ref) => ref?.startsWith('Practitioner/')).sort(),
+    );
     for (const practitioner of found) {
       expect((practitioner.telecom as unknown[]).length).toBeGreaterThan(0);
       expect((practitioner.address as unknown[]).length).toBeGreaterThan(0);
@@ -144,15 +148,18 @@ describe('Procedure, SDOHGoal, Specimen and Practitioner', () => {
 });
 
 describe('POST _search', () => {
-  it.each(['/api/CarePlan', '/api/CareTeam', '/api/Immunization', '/api/Coverage', '/api/DiagnosticReport'])('%s/_search answers as the GET search, from body and query', async (path) => {
-    const viaGet = await bundle(`${path}?start_date=2021-01-01`);
-    expect(viaGet.entry.length, 'the patient has records of this kind since 2021').toBeGreaterThan(0);
-    const response = await service.get(`${path}/_search?start_date=2021-01-01`, form(`patient=${patient.id}&access_token=t`));
-    expect(response.status).toBe(200);
-    const viaPost = (await response.json()) as LegacyBundle;
-    expect(viaPost.type).toBe(viaGet.type);
-    expect(viaPost.entry.map((e) => e.full_url)).toEqual(viaGet.entry.map((e) => e.full_url));
-  });
+  it.each(['/api/CarePlan', '/api/CareTeam', '/api/Immunization', '/api/Coverage', '/api/DiagnosticReport'])(
+    '%s/_search answers as the GET search, from body and query',
+    async (path) => {
+      const viaGet = await bundle(`${path}?start_date=2021-01-01`);
+      expect(viaGet.entry.length, 'the patient has records of this kind since 2021').toBeGreaterThan(0);
+      const response = await service.get(`${path}/_search?start_date=2021-01-01`, form(`patient=${patient.id}&access_token=t`));
+      expect(response.status).toBe(200);
+      const viaPost = (await response.json()) as LegacyBundle;
+      expect(viaPost.type).toBe(viaGet.type);
+      expect(viaPost.entry.map((e) => e.full_url)).toEqual(viaGet.entry.map((e) => e.full_url));
+    },
+  );
 });
 
 describe('POST _search parameters', () => {

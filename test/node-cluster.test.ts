@@ -63,7 +63,9 @@ async function stopAndExpectNothingLeft(service: ServiceProcess, url: string): P
   const pids = [...workerPids(service).values()];
   service.child.kill('SIGTERM');
   expect((await service.exited).code).toBe(0);
-  expect(service.logLines().filter((line) => line.message === 'stopped')).toEqual([expect.objectContaining({ signal: 'SIGTERM', unfinishedRequests: 0, workers: 2 })]);
+  expect(service.logLines().filter((line) => line.message === 'stopped')).toEqual([
+    expect.objectContaining({ signal: 'SIGTERM', unfinishedRequests: 0, workers: 2 }),
+  ]);
   expect(pids.filter(isAlive)).toEqual([]);
   await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   expect(service.stderr()).toBe('');
@@ -77,13 +79,22 @@ describe('WORKERS=2', () => {
     const pids = workerPids(service);
     expect(pids.size).toBe(2);
     expect(new Set(pids.values()).size).toBe(2);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(children.sort()).toEqual([...pids.values()].sort());
     const loaded = service.logLines().filter((line) => line.message === 'embedded FHIR upstream ready');
     expect(loaded).toHaveLength(1);
 
     // New connections go to the workers in turn: a few at once reach both (more are asked if the machine is slow).
-    const servedBy = () => new Set(service.logLines().filter((line) => line.message === 'request' && line.route === 'DiagnosticReport.search').map((line) => line.worker));
+    const servedBy = () =>
+      new Set(
+        service
+          .logLines()
+          .filter((line) => line.message === 'request' && line.route === 'DiagnosticReport.search')
+          .map((line) => line.worker),
+      );
     const answers: { status: number; etag: string | undefined }[] = [];
     for (let batch = 0; batch < 10 && servedBy().size < 2; batch += 1) {
       answers.push(...(await Promise.all(Array.from({ length: 4 }, () => getOnce(`${String(url)}${LEGACY}`)))));
@@ -94,7 +105,8 @@ describe('WORKERS=2', () => {
     expect(new Set(answers.map((answer) => answer.etag)).size).toBe(1);
 
     const metrics = (await getOnce(`${String(url)}/metrics`)).body;
-    for (const worker of [1, 2]) expect(metrics).toMatch(new RegExp(`^facade_requests_total\\{worker="${worker}",route="DiagnosticReport.search",status="200"\\} \\d+$`, 'm'));
+    for (const worker of [1, 2])
+      expect(metrics).toMatch(new RegExp(`^facade_requests_total\\{worker="${worker}",route="DiagnosticReport.search",status="200"\\} \\d+$`, 'm'));
     expect(metrics).toMatch(/^facade_workers 2$/m);
     expect(metrics.match(/^# TYPE facade_requests_total counter$/gm)).toHaveLength(1);
 
@@ -112,7 +124,13 @@ describe('WORKERS=2', () => {
     let loading = true;
     // Two clients asking without pause, each request on a new connection, until the replacement serves.
     const client = async () => {
-      while (loading) outcomes.push(await getOnce(`${String(url)}${LEGACY}`).then((answer) => String(answer.status), (error: Error) => error.message));
+      while (loading)
+        outcomes.push(
+          await getOnce(`${String(url)}${LEGACY}`).then(
+            (answer) => String(answer.status),
+            (error: Error) => error.message,
+          ),
+        );
     };
     const clients = [client(), client()];
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -120,7 +138,12 @@ describe('WORKERS=2', () => {
     process.kill(before.get(1)!, 'SIGKILL');
     await until(() => workerPids(service).get(1) !== before.get(1));
     const restartedAt = service.logLines().findIndex((line) => line.message === 'worker started' && line.pid === workerPids(service).get(1));
-    await until(() => service.logLines().slice(restartedAt).some((line) => line.route === 'DiagnosticReport.search' && line.worker === 1));
+    await until(() =>
+      service
+        .logLines()
+        .slice(restartedAt)
+        .some((line) => line.route === 'DiagnosticReport.search' && line.worker === 1),
+    );
     loading = false;
     await Promise.all(clients);
 

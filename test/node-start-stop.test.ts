@@ -75,7 +75,10 @@ describe('a start that succeeds', () => {
   it('names unknown settings that look like its own in a warning, and runs with the rest', async () => {
     const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, CACHE_TTL: '1000', UPSTREAM_TIMEOUT: '5', CACHE_TTL_MS: '1000' });
     await service.waitForLog('listening');
-    expect(service.logLines().find((line) => line.level === 'warn')).toMatchObject({ message: 'unknown settings ignored (misspelt?)', variables: 'CACHE_TTL,UPSTREAM_TIMEOUT' });
+    expect(service.logLines().find((line) => line.level === 'warn')).toMatchObject({
+      message: 'unknown settings ignored (misspelt?)',
+      variables: 'CACHE_TTL,UPSTREAM_TIMEOUT',
+    });
     service.child.kill('SIGTERM');
     expect((await service.exited).code).toBe(0);
   });
@@ -120,7 +123,10 @@ describe('a stop', () => {
     const service = start({ UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '500' });
     const { url } = await service.waitForLog('listening');
     const before = bed.upstream.received.length;
-    const cut = fetch(`${String(url)}/api/DiagnosticReport?patient=2&access_token=t`).then(() => 'answered', () => 'cut');
+    const cut = fetch(`${String(url)}/api/DiagnosticReport?patient=2&access_token=t`).then(
+      () => 'answered',
+      () => 'cut',
+    );
     await untilUpstreamReceives(before + 1);
     const signalledAt = Date.now();
     service.child.kill('SIGINT');
@@ -133,23 +139,32 @@ describe('a stop', () => {
 
   it('SIGTERM to `npm start` reaches the service: no process is left behind', async () => {
     bed.searchDelayMs = 0;
-    const npm = startProcess('npm', ['start', '--silent'], { HOST: '127.0.0.1', PORT: '0', UPSTREAM_URL: `${bed.upstream.origin}/fhir`, SHUTDOWN_TIMEOUT_MS: '3000' });
+    const npm = startProcess('npm', ['start', '--silent'], {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      UPSTREAM_URL: `${bed.upstream.origin}/fhir`,
+      SHUTDOWN_TIMEOUT_MS: '3000',
+    });
     bed.running.push(npm);
     const { url } = await npm.waitForLog('listening');
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(npm.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(npm.child.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(children.length).toBeGreaterThan(0);
     void halfSentRequest(String(url));
     npm.child.kill('SIGTERM');
     await npm.exited;
     const deadline = Date.now() + 5000;
-    const alive = () => children.filter((pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const alive = () =>
+      children.filter((pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      });
     while (alive().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(alive()).toEqual([]);
     await expect(fetch(`${String(url)}/healthz`)).rejects.toThrow();

@@ -6,7 +6,13 @@ import { observationShape } from '../mappers/observation.mapper.ts';
 import { provenanceShape } from '../mappers/provenance.mapper.ts';
 import type { FhirResource } from '../src/upstream/fhir-client.ts';
 import {
-  expectBundle, expectOutcome, idsOf, sortedIds, startEmbeddedTestService, type EmbeddedTestService, type LegacyBundle,
+  expectBundle,
+  expectOutcome,
+  idsOf,
+  sortedIds,
+  startEmbeddedTestService,
+  type EmbeddedTestService,
+  type LegacyBundle,
 } from './support/embedded-service.ts';
 
 let service: EmbeddedTestService;

@@ -36,7 +36,7 @@ describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const document = await fetchDocument();
     expect(document.openapi).toBe('3.1.0');
-    const result = await new Validator().validate(document as unknown as Parameters<Validator["validate"]>[0]);
+    const result = await new Validator().validate(document as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });
@@ -51,7 +51,8 @@ describe('GET /openapi.json', () => {
       expect(op.parameters.filter((p) => p.in === 'query').map((p) => p.name)).toEqual([...route.params]);
       expect(op.parameters.some((p) => p.in === 'path' && p.name === 'id' && p.required)).toBe(route.kind === 'read');
       expect(op.requestBody !== undefined).toBe(route.method === 'POST');
-      if (op.requestBody) expect(Object.keys(op.requestBody.content['application/x-www-form-urlencoded']!.schema.properties)).toEqual([...route.params, 'access_token']);
+      if (op.requestBody)
+        expect(Object.keys(op.requestBody.content['application/x-www-form-urlencoded']!.schema.properties)).toEqual([...route.params, 'access_token']);
       // Anonymous access ({}) is offered exactly when the policy allows it.
       expect(op.security.some((requirement) => Object.keys(requirement).length === 0)).toBe(route.auth === 'optional');
       const schema = op.responses['200']!.content['application/json'].schema;

@@ -45,10 +45,16 @@ for (const personality of PERSONALITIES) {
 describe('CapabilityStatement', () => {
   it('of a server with every include lists each type’s includes and the revincludes that point at it', () =>
     withProxy({ name: 'all-includes', reproduces: '', exercised: [] }, async (proxy) => {
-      const { body } = await getFhir<{ rest: { resource: { type: string; searchInclude: string[]; searchRevInclude: string[] }[] }[] }>(`${proxy.baseUrl}/metadata`);
+      const { body } = await getFhir<{ rest: { resource: { type: string; searchInclude: string[]; searchRevInclude: string[] }[] }[] }>(
+        `${proxy.baseUrl}/metadata`,
+      );
       const encounter = body.rest[0]!.resource.find((resource) => resource.type === 'Encounter')!;
-      expect(encounter.searchInclude).toEqual(expect.arrayContaining(['Encounter:patient', 'Encounter:location', 'Encounter:participant', 'Encounter:diagnosis']));
-      expect(encounter.searchRevInclude).toEqual(expect.arrayContaining(['DocumentReference:encounter', 'ServiceRequest:encounter', 'Condition:encounter', 'Provenance:target']));
+      expect(encounter.searchInclude).toEqual(
+        expect.arrayContaining(['Encounter:patient', 'Encounter:location', 'Encounter:participant', 'Encounter:diagnosis']),
+      );
+      expect(encounter.searchRevInclude).toEqual(
+        expect.arrayContaining(['DocumentReference:encounter', 'ServiceRequest:encounter', 'Condition:encounter', 'Provenance:target']),
+      );
     }));
 });
 

@@ -23,24 +23,43 @@ const subject = { reference: `Patient/${PATIENT}` };
 const RECORDS: Resource[] = [
   { resourceType: 'Patient', id: PATIENT, name: [{ family: FAMILY, given: [GIVEN] }], birthDate: BIRTH_DATE, gender: 'female' },
   {
-    resourceType: 'DiagnosticReport', id: REPORT, status: 'final', subject, effectiveDateTime: '1988-06-21', issued: '1988-06-22T09:14:00+00:00',
+    resourceType: 'DiagnosticReport',
+    id: REPORT,
+    status: 'final',
+    subject,
+    effectiveDateTime: '1988-06-21',
+    issued: '1988-06-22T09:14:00+00:00',
     code: { coding: [{ system: 'http://loinc.org', code: '24323-8', display: 'Comprehensive metabolic panel' }] },
   },
   {
-    resourceType: 'Condition', id: CONDITION, subject, onsetDateTime: '1979-11-03T08:30:00+00:00', recordedDate: '1979-11-05T10:00:00+00:00',
+    resourceType: 'Condition',
+    id: CONDITION,
+    subject,
+    onsetDateTime: '1979-11-03T08:30:00+00:00',
+    recordedDate: '1979-11-05T10:00:00+00:00',
     clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] },
     verificationStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-ver-status', code: 'confirmed' }] },
     category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-category', code: 'problem-list-item' }] }],
     code: { coding: [{ system: 'http://snomed.info/sct', code: '38341003', display: 'Hypertension' }] },
   },
   {
-    resourceType: 'Observation', id: OBSERVATION, status: 'final', subject, effectiveDateTime: '1991-03-14T11:00:00+00:00', issued: '1991-03-14T12:00:00+00:00',
+    resourceType: 'Observation',
+    id: OBSERVATION,
+    status: 'final',
+    subject,
+    effectiveDateTime: '1991-03-14T11:00:00+00:00',
+    issued: '1991-03-14T12:00:00+00:00',
     category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'social-history' }] }],
     code: { coding: [{ system: 'http://loinc.org', code: '72166-2', display: 'Tobacco smoking status' }] },
     valueCodeableConcept: { coding: [{ system: 'http://snomed.info/sct', code: '266919005' }] },
   },
   {
-    resourceType: 'Immunization', id: IMMUNIZATION, status: 'completed', patient: subject, occurrenceDateTime: '1983-09-09T10:00:00+00:00', primarySource: true,
+    resourceType: 'Immunization',
+    id: IMMUNIZATION,
+    status: 'completed',
+    patient: subject,
+    occurrenceDateTime: '1983-09-09T10:00:00+00:00',
+    primarySource: true,
     vaccineCode: { coding: [{ system: 'http://hl7.org/fhir/sid/cvx', code: '140', display: 'Influenza, seasonal' }] },
   },
 ] as Resource[];
@@ -66,7 +85,11 @@ const answers: unknown[] = [];
 
 beforeAll(async () => {
   service = await startEmbeddedTestService();
-  const bundle: Bundle = { resourceType: 'Bundle', type: 'transaction', entry: RECORDS.map((resource) => ({ resource, request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` } })) };
+  const bundle: Bundle = {
+    resourceType: 'Bundle',
+    type: 'transaction',
+    entry: RECORDS.map((resource) => ({ resource, request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` } })),
+  };
   await service.embedded!.load([bundle]);
   for (const [path, init, status] of REQUESTS) {
     const response = await service.get(path, init);

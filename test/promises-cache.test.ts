@@ -28,7 +28,10 @@ interface LogLine {
   code?: string;
 }
 const logOf = (svc: TestService) => svc.logLines.map((line) => JSON.parse(line) as LogLine);
-const cacheOutcomes = (svc: TestService) => logOf(svc).filter((line) => line.message === 'request').map((line) => line.cache);
+const cacheOutcomes = (svc: TestService) =>
+  logOf(svc)
+    .filter((line) => line.message === 'request')
+    .map((line) => line.cache);
 const refreshFailures = (svc: TestService) => logOf(svc).filter((line) => line.message === 'cache refresh failed');
 
 /**

@@ -41,12 +41,15 @@ describe('a legacy search Bundle', () => {
     expect(bundleRoutes.length).toBeGreaterThan(10);
   });
 
-  it.each(bundleRoutes.map((route) => [route.name, route] as const))('%s: keys in the order resourceType, id, type, entry, total; each entry full_url, resource', async (_name, route) => {
-    const body = (await searchBody(route)) as { entry: Record<string, unknown>[] };
-    expect(Object.keys(body)).toEqual(BUNDLE_KEYS);
-    expect(body.entry.length, 'the patient has records of this kind').toBeGreaterThan(0);
-    for (const entry of body.entry) expect(Object.keys(entry)).toEqual(ENTRY_KEYS);
-  });
+  it.each(bundleRoutes.map((route) => [route.name, route] as const))(
+    '%s: keys in the order resourceType, id, type, entry, total; each entry full_url, resource',
+    async (_name, route) => {
+      const body = (await searchBody(route)) as { entry: Record<string, unknown>[] };
+      expect(Object.keys(body)).toEqual(BUNDLE_KEYS);
+      expect(body.entry.length, 'the patient has records of this kind').toBeGreaterThan(0);
+      for (const entry of body.entry) expect(Object.keys(entry)).toEqual(ENTRY_KEYS);
+    },
+  );
 });
 
 describe('a legacy array answer', () => {

@@ -43,16 +43,19 @@ beforeEach(() => {
 const searchRoutes = ROUTES.filter((route) => route.kind === 'search' && route.method === 'GET');
 
 describe('every upstream search request', () => {
-  it.each(searchRoutes.map((route) => [route.name, route.path] as const))('%s: carries Prefer: handling=strict and Accept: application/fhir+json on every page', async (_name, path) => {
-    const response = await service.get(`${path}?patient=1&access_token=${TOKEN}`);
-    expect(response.status).toBe(200);
-    expect(upstream.received.map((request) => new URL(request.url, upstream.origin).searchParams.get('_page'))).toEqual([null, '2']);
-    for (const request of upstream.received) {
-      expect(request.headers.prefer, request.url).toBe('handling=strict');
-      expect(request.headers.accept, request.url).toBe('application/fhir+json');
-      expect(request.headers.authorization, request.url).toBe(`Bearer ${TOKEN}`);
-    }
-  });
+  it.each(searchRoutes.map((route) => [route.name, route.path] as const))(
+    '%s: carries Prefer: handling=strict and Accept: application/fhir+json on every page',
+    async (_name, path) => {
+      const response = await service.get(`${path}?patient=1&access_token=${TOKEN}`);
+      expect(response.status).toBe(200);
+      expect(upstream.received.map((request) => new URL(request.url, upstream.origin).searchParams.get('_page'))).toEqual([null, '2']);
+      for (const request of upstream.received) {
+        expect(request.headers.prefer, request.url).toBe('handling=strict');
+        expect(request.headers.accept, request.url).toBe('application/fhir+json');
+        expect(request.headers.authorization, request.url).toBe(`Bearer ${TOKEN}`);
+      }
+    },
+  );
 
   it('carries them on a by-id read made as an _id search (a record with included ones)', async () => {
     await service.get(`/api/CarePlan/7?access_token=${TOKEN}`);
@@ -90,14 +93,19 @@ describe('in passthrough mode, an upstream refusal', () => {
   ];
   const paths = ['/api/DiagnosticReport?patient=1', '/api/DiagnosticReport/r1?patient=1', '/Observation?patient=1'];
 
-  it.each(refusals.flatMap((refusal) => paths.map((path) => ({ ...refusal, path }))))('upstream $status on $path reaches the caller as $status ($issue)', async ({ status, issue, path }) => {
-    upstream.setHandler((_, res) => sendJson(res, status, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'security', diagnostics: 'upstream internals' }] }));
-    const response = await service.get(`${path}&access_token=${TOKEN}`);
-    expect(upstream.received).toHaveLength(1);
-    expect(response.status).toBe(status);
-    const body = (await response.json()) as Outcome;
-    expect(body.resourceType).toBe('OperationOutcome');
-    expect(body.issue[0]?.code).toBe(issue);
-    expect(JSON.stringify(body)).not.toMatch(/upstream internals|wire-token/);
-  });
+  it.each(refusals.flatMap((refusal) => paths.map((path) => ({ ...refusal, path }))))(
+    'upstream $status on $path reaches the caller as $status ($issue)',
+    async ({ status, issue, path }) => {
+      upstream.setHandler((_, res) =>
+        sendJson(res, status, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'security', diagnostics: 'upstream internals' }] }),
+      );
+      const response = await service.get(`${path}&access_token=${TOKEN}`);
+      expect(upstream.received).toHaveLength(1);
+      expect(response.status).toBe(status);
+      const body = (await response.json()) as Outcome;
+      expect(body.resourceType).toBe('OperationOutcome');
+      expect(body.issue[0]?.code).toBe(issue);
+      expect(JSON.stringify(body)).not.toMatch(/upstream internals|wire-token/);
+    },
+  );
 });

@@ -46,10 +46,13 @@ describe('/readyz', () => {
 
   it('turns 200 once the upstream answers its CapabilityStatement, and asks it at most once a second meanwhile', async () => {
     let answering = false;
-    upstream = await startCannedUpstream((request, response) => {
-      if (!request.url.endsWith('/metadata')) return sendJson(response, 404, {});
-      return answering ? sendJson(response, 200, METADATA) : sendJson(response, 503, {});
-    }, { answersMetadata: false });
+    upstream = await startCannedUpstream(
+      (request, response) => {
+        if (!request.url.endsWith('/metadata')) return sendJson(response, 404, {});
+        return answering ? sendJson(response, 200, METADATA) : sendJson(response, 503, {});
+      },
+      { answersMetadata: false },
+    );
     service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir` });
     for (let probe = 0; probe < 5; probe += 1) expect((await readyz()).status).toBe(503);
     const askedWhileDown = upstream.received.filter((request) => request.url.endsWith('/metadata')).length;
@@ -72,7 +75,12 @@ describe('before the start has finished', () => {
     upstream = await startCannedUpstream();
     const config = parseConfig({ UPSTREAM_URL: `${upstream.origin}/fhir` });
     const { app } = assembleFacade(config, {
-      upstreamUrl: config.UPSTREAM_URL!, transport: fetchTransport(), logger: silentLogger, audit: silentAuditSink, shareCacheLoads: false, started: () => false,
+      upstreamUrl: config.UPSTREAM_URL!,
+      transport: fetchTransport(),
+      logger: silentLogger,
+      audit: silentAuditSink,
+      shareCacheLoads: false,
+      started: () => false,
     });
     const response = await app.fetch(new Request('http://facade.test/api/DiagnosticReport?patient=1&access_token=t'));
     expect(response.status).toBe(503);

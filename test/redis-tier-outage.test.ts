@@ -71,10 +71,16 @@ describeUnless(redisMissing)('the Redis tier failing', () => {
       redis.resume();
     }
     // Asked again a second after the last failure: it answers, and that is logged once too.
-    await vi.waitFor(async () => {
-      await ask(service, TOKEN_A, `/api/DiagnosticReport?patient=p${Date.now()}`);
-      expect(outageLines(service).map((line) => line.message)).toEqual(['shared cache tier unavailable: skipped until it answers', 'shared cache tier available again']);
-    }, { timeout: 5000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        await ask(service, TOKEN_A, `/api/DiagnosticReport?patient=p${Date.now()}`);
+        expect(outageLines(service).map((line) => line.message)).toEqual([
+          'shared cache tier unavailable: skipped until it answers',
+          'shared cache tier available again',
+        ]);
+      },
+      { timeout: 5000, interval: 200 },
+    );
     expect(outageLines(service)[0]).toMatchObject({ tier: 'redis', reason: 'timeout' });
   });
 

@@ -10,7 +10,18 @@ import { sendJson } from './support/canned-upstream.ts';
 import { describeUnless } from './support/describe-unless.ts';
 import { redisMissing } from './support/redis-server.ts';
 import {
-  PATH, PATIENT, PERFORMER_NAME, REPORT_ID, STATUS_OF, TOKEN_A, TOKEN_B, ask, cacheOutcomes, redisPerTest, tierEvents, upstreamCalls,
+  PATH,
+  PATIENT,
+  PERFORMER_NAME,
+  REPORT_ID,
+  STATUS_OF,
+  TOKEN_A,
+  TOKEN_B,
+  ask,
+  cacheOutcomes,
+  redisPerTest,
+  tierEvents,
+  upstreamCalls,
 } from './support/shared-tier-fixture.ts';
 
 /** A Redis server and a service fixture on it, per test, stopped after each (support/shared-tier-fixture.ts). */
@@ -80,7 +91,18 @@ describeUnless(redisMissing)('the Redis tier', () => {
     const entries = await redis.dump();
     expect(entries).toHaveLength(4);
     const dump = entries.map((entry) => `${entry.key}\n${entry.value.toString('latin1')}\n${entry.value.toString('utf8')}`).join('\n');
-    for (const secretish of [TOKEN_A, TOKEN_B, 'token-of-caller', PATIENT, PERFORMER_NAME, 'Zebulon', REPORT_ID, 'DiagnosticReport', 'Patient/', 'resourceType']) {
+    for (const secretish of [
+      TOKEN_A,
+      TOKEN_B,
+      'token-of-caller',
+      PATIENT,
+      PERFORMER_NAME,
+      'Zebulon',
+      REPORT_ID,
+      'DiagnosticReport',
+      'Patient/',
+      'resourceType',
+    ]) {
       expect(dump).not.toContain(secretish);
     }
     for (const entry of entries) expect(entry.key).toMatch(/^crrs-facade:v2:[A-Za-z0-9_-]{43}$/);

@@ -19,7 +19,11 @@ function cacheAt(clock: { now: number }, options: Partial<ConstructorParameters<
 /** A load that counts its calls and answers `v<call number>`. */
 function counter() {
   let calls = 0;
-  return { load: async () => body(`v${(calls += 1)}`), calls: () => calls };
+  const load = async () => {
+    calls += 1;
+    return body(`v${calls}`);
+  };
+  return { load, calls: () => calls };
 }
 
 describe('ResponseCache', () => {
@@ -55,7 +59,10 @@ describe('ResponseCache', () => {
   });
 
   it('shares a load between concurrent misses, unless told not to (Workers)', async () => {
-    for (const [shareLoads, expected] of [[true, 1], [false, 3]] as const) {
+    for (const [shareLoads, expected] of [
+      [true, 1],
+      [false, 3],
+    ] as const) {
       const source = counter();
       const cache = cacheAt({ now: 0 }, { shareLoads });
       await Promise.all([1, 2, 3].map(() => cache.get('k', source.load)));

@@ -29,7 +29,11 @@ async function start(env: Record<string, string> = {}, delayMs = 0): Promise<{ u
   return { upstream, service };
 }
 
-const outcomes = (svc: TestService) => svc.logLines.map((line) => JSON.parse(line) as { message: string; cache?: string }).filter((l) => l.message === 'request').map((l) => l.cache);
+const outcomes = (svc: TestService) =>
+  svc.logLines
+    .map((line) => JSON.parse(line) as { message: string; cache?: string })
+    .filter((l) => l.message === 'request')
+    .map((l) => l.cache);
 
 describe('the response cache', () => {
   it('never lets two callers share an entry', async () => {
@@ -68,7 +72,8 @@ describe('the response cache', () => {
 
   it('serves a stale entry within the window while one refresh runs, then the refreshed one', async () => {
     const { upstream, service } = await start({ CACHE_TTL_MS: '1', CACHE_STALE_MS: '600000' });
-    const status = async () => ((await (await service.get('/api/DiagnosticReport?patient=5')).json()) as { entry: { resource: { status: string } }[] }).entry[0]!.resource.status;
+    const status = async () =>
+      ((await (await service.get('/api/DiagnosticReport?patient=5')).json()) as { entry: { resource: { status: string } }[] }).entry[0]!.resource.status;
     version = 1;
     expect(await status()).toBe('final-v1');
     version = 2;
@@ -119,7 +124,13 @@ describe('the response cache', () => {
     const { service } = await start();
     await service.get('/api/DiagnosticReport?patient=10');
     const text = await (await service.get('/metrics')).text();
-    for (const name of ['facade_requests_total', 'facade_cache_events_total', 'facade_upstream_request_duration_seconds', 'facade_upstream_pages', 'facade_cache_bytes']) {
+    for (const name of [
+      'facade_requests_total',
+      'facade_cache_events_total',
+      'facade_upstream_request_duration_seconds',
+      'facade_upstream_pages',
+      'facade_cache_bytes',
+    ]) {
       expect(text).toMatch(new RegExp(`^# HELP ${name} .+$`, 'm'));
       expect(text).toMatch(new RegExp(`^# TYPE ${name} (counter|gauge|histogram)$`, 'm'));
     }

@@ -2,7 +2,17 @@
  * The generated seed data holds every resource kind the spec names, the awkward cases in every
  * patient, and enough variety and scale.
  */
-import type { CareTeam, Condition, DiagnosticReport, DocumentReference, Immunization, Observation, Patient, Provenance, ServiceRequest } from '@medplum/fhirtypes';
+import type {
+  CareTeam,
+  Condition,
+  DiagnosticReport,
+  DocumentReference,
+  Immunization,
+  Observation,
+  Patient,
+  Provenance,
+  ServiceRequest,
+} from '@medplum/fhirtypes';
 import { describe, expect, it } from 'vitest';
 import { generateSyntheticBundles } from '../src/embedded/seed/generate.ts';
 import { patientBundles, entriesOf, resourcesOf, ofType, hasCoding } from './support/seed-fixtures.ts';
@@ -19,23 +29,43 @@ describe('generateSyntheticBundles: resource kinds', () => {
   it('observations of all four categories, all final with issued, effective, subject and encounter', () => {
     const observations = ofType('Observation');
     for (const category of ['laboratory', 'vital-signs', 'social-history', 'survey']) {
-      expect(observations.some((o) => hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', category)), category).toBe(true);
+      expect(
+        observations.some((o) => hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', category)),
+        category,
+      ).toBe(true);
     }
     for (const o of observations) {
-      expect(o).toMatchObject({ status: 'final', issued: expect.any(String), effectiveDateTime: expect.any(String), subject: expect.any(Object), encounter: expect.any(Object) });
+      expect(o).toMatchObject({
+        status: 'final',
+        issued: expect.any(String),
+        effectiveDateTime: expect.any(String),
+        subject: expect.any(Object),
+        encounter: expect.any(Object),
+      });
     }
     const smoking = observations.filter((o) => hasCoding([o.code], 'http://loinc.org', '72166-2'));
     expect(smoking.length).toBeGreaterThan(5);
     expect(smoking.every((o) => o.valueCodeableConcept?.coding?.[0]?.system === 'http://snomed.info/sct')).toBe(true);
     for (const loinc of ['55757-9', '44249-1', '69737-5']) {
-      expect(observations.some((o) => hasCoding([o.code], 'http://loinc.org', loinc) && typeof o.valueInteger === 'number'), loinc).toBe(true);
+      expect(
+        observations.some((o) => hasCoding([o.code], 'http://loinc.org', loinc) && typeof o.valueInteger === 'number'),
+        loinc,
+      ).toBe(true);
     }
-    expect(observations.some((o: Observation) => o.valueQuantity?.system === 'http://unitsofmeasure.org' && hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', 'laboratory'))).toBe(true);
+    expect(
+      observations.some(
+        (o: Observation) =>
+          o.valueQuantity?.system === 'http://unitsofmeasure.org' &&
+          hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', 'laboratory'),
+      ),
+    ).toBe(true);
   });
 
   it('surveys happen several times a year per patient', () => {
     for (const bundle of patientBundles) {
-      const surveys = ofType('Observation', resourcesOf(bundle)).filter((o) => hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', 'survey'));
+      const surveys = ofType('Observation', resourcesOf(bundle)).filter((o) =>
+        hasCoding(o.category, 'http://terminology.hl7.org/CodeSystem/observation-category', 'survey'),
+      );
       expect(surveys.length).toBeGreaterThanOrEqual(12);
     }
   });
@@ -146,8 +176,11 @@ describe('generateSyntheticBundles: awkward cases (in every patient)', () => {
       const immunizations = ofType('Immunization', resourcesOf(bundle)) as Immunization[];
       const notDone = immunizations.filter((i) => i.status === 'not-done');
       expect(notDone.length).toBeGreaterThanOrEqual(1);
-      for (const i of notDone) expect(i.statusReason).toMatchObject({ text: expect.any(String), coding: [expect.objectContaining({ code: expect.any(String) })] });
-      expect(immunizations.filter((i) => i.status === 'completed' && i.vaccineCode.coding?.[0]?.system === 'http://hl7.org/fhir/sid/cvx').length).toBeGreaterThan(3);
+      for (const i of notDone)
+        expect(i.statusReason).toMatchObject({ text: expect.any(String), coding: [expect.objectContaining({ code: expect.any(String) })] });
+      expect(
+        immunizations.filter((i) => i.status === 'completed' && i.vaccineCode.coding?.[0]?.system === 'http://hl7.org/fhir/sid/cvx').length,
+      ).toBeGreaterThan(3);
     }
   });
 

@@ -1,7 +1,6 @@
 /**
  * The generated seed data: deterministic, well-formed transaction bundles whose references resolve.
  */
-import type { Bundle, Patient } from '@medplum/fhirtypes';
 import { describe, expect, it } from 'vitest';
 import { generateSyntheticBundles } from '../src/embedded/seed/generate.ts';
 import { bundles, shared, patientBundles, entriesOf, resourcesOf, ofType, collectReferences } from './support/seed-fixtures.ts';
@@ -44,7 +43,15 @@ describe('generateSyntheticBundles: bundle shape', () => {
 
   it('shared directory: PUT entries with fixed ids for 2 organizations, 2 locations, 3 practitioners', () => {
     const urls = entriesOf(shared).map((e) => `${e.request?.method} ${e.request?.url}`);
-    const expected = ['Organization/org-1', 'Organization/org-2', 'Location/loc-1', 'Location/loc-2', 'Practitioner/pract-1', 'Practitioner/pract-2', 'Practitioner/pract-3'];
+    const expected = [
+      'Organization/org-1',
+      'Organization/org-2',
+      'Location/loc-1',
+      'Location/loc-2',
+      'Practitioner/pract-1',
+      'Practitioner/pract-2',
+      'Practitioner/pract-3',
+    ];
     expect(urls).toEqual(expected.map((url) => `PUT ${url}`));
     for (const e of entriesOf(shared)) expect(e.request?.url).toBe(`${e.resource?.resourceType}/${e.resource?.id}`);
     for (const location of ofType('Location', resourcesOf(shared))) expect(location.name).toBeTruthy();

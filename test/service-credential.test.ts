@@ -10,7 +10,13 @@ import { startTestService, type TestService } from './support/facade.ts';
 import { expectErrorCode } from './support/outcome-code.ts';
 
 const appA: PatientApp = { clientId: 'app-a', secret: 'secret-a-0123456789', patient: '7', scope: 'patient/*.read' };
-const OBSERVATION = { resourceType: 'Observation', id: 'o1', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '72166-2' }] }, subject: { reference: 'Patient/7' } };
+const OBSERVATION = {
+  resourceType: 'Observation',
+  id: 'o1',
+  status: 'final',
+  code: { coding: [{ system: 'http://loinc.org', code: '72166-2' }] },
+  subject: { reference: 'Patient/7' },
+};
 /** Short enough to see a refresh in a test, long enough that two back-to-back requests share a token. */
 const UPSTREAM_TOKEN_TTL_S = 5;
 /** The Observation's patient, as a server carrying out `_include=Observation:patient` adds it. */
@@ -53,7 +59,9 @@ afterAll(async () => {
 describe('the service credential by client secret', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService(serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId, UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret }));
+    service = await startTestService(
+      serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId, UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret }),
+    );
   });
   afterAll(async () => service?.close());
 
@@ -87,7 +95,10 @@ describe('the service credential by a signed JWT assertion (SMART Backend Servic
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService(
-      serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamAssertionClient.clientId, UPSTREAM_CLIENT_ASSERTION_KEY: JSON.stringify(as.upstreamAssertionClient.privateJwk) }),
+      serviceEnv({
+        UPSTREAM_CLIENT_ID: as.upstreamAssertionClient.clientId,
+        UPSTREAM_CLIENT_ASSERTION_KEY: JSON.stringify(as.upstreamAssertionClient.privateJwk),
+      }),
     );
   });
   afterAll(async () => service?.close());
@@ -116,7 +127,9 @@ describe('a token endpoint that refuses the service', () => {
 
 describe('an upstream that refuses the service credential', () => {
   it.each([401, 403])('(HTTP %i) is the service failing, 502, and the credential is fetched anew next time', async (status) => {
-    const service = await startTestService(serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId, UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret }));
+    const service = await startTestService(
+      serviceEnv({ UPSTREAM_CLIENT_ID: as.upstreamSecretClient.clientId, UPSTREAM_CLIENT_SECRET: as.upstreamSecretClient.secret }),
+    );
     const grants = () => as.grantsIssued.get(as.upstreamSecretClient.clientId) ?? 0;
     const get = () => service.get('/Observation', { headers: { authorization: `Bearer ${callerToken}` } });
     try {

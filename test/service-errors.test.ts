@@ -49,7 +49,7 @@ describe('service errors', () => {
     await expectOutcome(await service.get(`/api/DiagnosticReport?code=${'x'.repeat(2000)}`), 414);
   });
 
-  it('answers 414 for a URL far past the limit, and 431 for headers past the HTTP server\'s own limit', async () => {
+  it("answers 414 for a URL far past the limit, and 431 for headers past the HTTP server's own limit", async () => {
     await expectOutcome(await service.get(`/api/DiagnosticReport?code=${'x'.repeat(40_000)}`), 414);
     await expectOutcome(await service.get('/healthz', { headers: { 'x-big': 'y'.repeat(100_000) } }), 431);
   });

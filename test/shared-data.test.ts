@@ -72,7 +72,10 @@ withData('the sample patients of ../shared/data', () => {
       }
     }
     expect(reached).toBe(counts.byType.get('DiagnosticReport'));
-    expect(ids.some((url) => !/\/\d+$/.test(url)), 'a PUT entry kept its non-numeric id').toBe(true);
+    expect(
+      ids.some((url) => !/\/\d+$/.test(url)),
+      'a PUT entry kept its non-numeric id',
+    ).toBe(true);
   });
 
   it('reaches every Observation, with the Provenance that targets them', async () => {
@@ -159,12 +162,14 @@ withData('the sample patients of ../shared/data', () => {
     }
   });
 
-  it('reads every practitioner of the sample data by id, and names those of each patient\'s encounters', async () => {
+  it("reads every practitioner of the sample data by id, and names those of each patient's encounters", async () => {
     let named = 0;
     for (const id of patientIds) {
       const body = await service.getJson<{ entry: { full_url: string }[] }>(`/Practitioner?patient=${id}`);
       const encounters = await service.fhirSearch('Encounter', `patient=Patient/${id}`);
-      const participants = encounters.flatMap((encounter) => ((encounter.participant ?? []) as { individual?: { reference?: string } }[]).map((p) => p.individual?.reference ?? ''));
+      const participants = encounters.flatMap((encounter) =>
+        ((encounter.participant ?? []) as { individual?: { reference?: string } }[]).map((p) => p.individual?.reference ?? ''),
+      );
       const expected = [...new Set(participants.filter((ref) => ref.startsWith('Practitioner/')))].map((ref) => `/${ref}`).sort();
       expect(body.entry.map((entry) => entry.full_url).sort(), `patient ${id}`).toEqual(expected);
       named += body.entry.length;

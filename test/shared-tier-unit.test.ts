@@ -11,7 +11,7 @@ import { ResponseCache, type StoredBody } from '../src/cache/response-cache.ts';
 import { SealedTier } from '../src/cache/sealed-tier.ts';
 import type { SharedTier, TierEvent } from '../src/cache/shared-tier.ts';
 import { decodeStoredEntry, encodeStoredEntry } from '../src/cache/stored-body-codec.ts';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { type ConfigError, parseConfig } from '../src/config.ts';
 import type { Logger } from '../src/log.ts';
 
 const SECRET = 'unit-test-cache-secret-0123456789abcdef';
@@ -49,10 +49,13 @@ function sealedTier(tier: SharedTier, clock = { now: 0 }) {
 }
 
 describe('the stored entry codec', () => {
-  it('gives back what it was given, the Bundle id\'s place, record ids and all of Unicode included', () => {
+  it("gives back what it was given, the Bundle id's place, record ids and all of Unicode included", () => {
     const bundle = '{"resourceType":"Bundle","id":"0123456789abcdef0123456789abcdef","entry":[{"name":"Zoë 👩‍⚕️ \\"q\\""}]}';
     const entries = [
-      { body: { bytes: bytes(bundle), bundleId: { start: 31, end: 63 }, etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] }, storedAt: 1_700_000_000_123 },
+      {
+        body: { bytes: bytes(bundle), bundleId: { start: 31, end: 63 }, etag: 'W/"abc"', resourceIds: ['Condition/9', 'Patient/1'] },
+        storedAt: 1_700_000_000_123,
+      },
       { body: { bytes: bytes('[]'), bundleId: undefined, etag: 'W/"e"' }, storedAt: 5 },
     ];
     for (const entry of entries) expect(decodeStoredEntry(encodeStoredEntry(entry))).toEqual(entry);
@@ -143,10 +146,16 @@ describe('SealedTier', () => {
     const logged: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
     const events: TierEvent[] = [];
     const sealed = new SealedTier({
-      tier, secret: SECRET, timeoutMs: 20, logger: (level, message, fields) => void logged.push({ level, message, fields }), onEvent: (event) => void events.push(event),
+      tier,
+      secret: SECRET,
+      timeoutMs: 20,
+      logger: (level, message, fields) => void logged.push({ level, message, fields }),
+      onEvent: (event) => void events.push(event),
       sealing: () => ({
         nameOf: (key) => `name-${key.length}`,
-        seal: () => { throw new RangeError('too long for the key derivation: secret-token-value'); },
+        seal: () => {
+          throw new RangeError('too long for the key derivation: secret-token-value');
+        },
         open: () => undefined,
       }),
     });
@@ -154,7 +163,9 @@ describe('SealedTier', () => {
     await sealed.write(KEY, 'secret-token-value', { body: body('b'), storedAt: 1 }, 1000);
     expect(events).toEqual(['unsealable', 'unsealable']);
     expect(tier.calls).toBe(0);
-    expect(logged).toEqual([{ level: 'error', message: 'shared cache tier: an entry could not be sealed (logged once)', fields: { tier: 'memory', reason: 'RangeError' } }]);
+    expect(logged).toEqual([
+      { level: 'error', message: 'shared cache tier: an entry could not be sealed (logged once)', fields: { tier: 'memory', reason: 'RangeError' } },
+    ]);
     expect(JSON.stringify(logged)).not.toContain('secret-token-value');
   });
 });
@@ -163,7 +174,8 @@ describe('ResponseCache over a shared tier', () => {
   function caches(tier: SharedTier, clock: { now: number }) {
     const { sealed } = sealedTier(tier, clock);
     const forget = (error: unknown) => error === 'refused';
-    const cache = () => new ResponseCache({ maxBytes: 1_000_000, ttlMs: 100, staleMs: 100, now: () => clock.now, shared: sealed, forgetOnRefreshError: forget });
+    const cache = () =>
+      new ResponseCache({ maxBytes: 1_000_000, ttlMs: 100, staleMs: 100, now: () => clock.now, shared: sealed, forgetOnRefreshError: forget });
     return { sealed, cache };
   }
 
@@ -172,7 +184,10 @@ describe('ResponseCache over a shared tier', () => {
     const clock = { now: 0 };
     const { cache } = caches(tier, clock);
     let loads = 0;
-    const load = async () => body(`v${(loads += 1)}`);
+    const load = async () => {
+      loads += 1;
+      return body(`v${loads}`);
+    };
     const first = cache();
     expect(await first.get('k', load, undefined, 'token-a')).toEqual({ body: body('v1'), outcome: 'miss' });
     await first.settle();
@@ -219,7 +234,11 @@ describe('ResponseCache over a shared tier', () => {
     const { cache } = caches(tier, { now: 0 });
     let loads = 0;
     const shared = cache();
-    await Promise.all(Array.from({ length: 5 }, () => shared.get('k', async () => body(`v${(loads += 1)}`), undefined, 'token-a')));
+    const load = async () => {
+      loads += 1;
+      return body(`v${loads}`);
+    };
+    await Promise.all(Array.from({ length: 5 }, () => shared.get('k', load, undefined, 'token-a')));
     await shared.settle();
     expect(loads).toBe(1);
     expect(tier.calls).toBe(2); // one read, one write
@@ -238,7 +257,9 @@ describe('the configuration of the shared tier', () => {
 
   it('needs CACHE_SECRET with CACHE_REDIS_URL, of 32 bytes at least, and a redis URL', () => {
     expect(problems({ CACHE_REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual(['CACHE_SECRET: required with CACHE_REDIS_URL, the same on every instance']);
-    expect(problems({ CACHE_REDIS_URL: 'redis://cache:6379', CACHE_SECRET: 'short' })).toEqual(['CACHE_SECRET: must be at least 32 bytes (openssl rand -base64 32)']);
+    expect(problems({ CACHE_REDIS_URL: 'redis://cache:6379', CACHE_SECRET: 'short' })).toEqual([
+      'CACHE_SECRET: must be at least 32 bytes (openssl rand -base64 32)',
+    ]);
     expect(problems({ CACHE_REDIS_URL: 'http://cache:6379', CACHE_SECRET: SECRET })).toEqual(['CACHE_REDIS_URL: must be a redis:// or rediss:// URL']);
     expect(problems({ CACHE_L2_TIMEOUT_MS: '0' })).toEqual(['CACHE_L2_TIMEOUT_MS: must be a whole number from 1 to 10000']);
     const config = parseConfig({ CACHE_REDIS_URL: 'rediss://:pw@cache.internal:6380/2', CACHE_SECRET: SECRET });

@@ -90,7 +90,11 @@ describe('site codes', () => {
 });
 
 describe('upstream profiles', () => {
-  const paths = () => [`/Encounter?patient=${patient}`, `/Observation?patient=${patient}&_revinclude=Provenance:target&access_token=profile-token`, `/api/SDOHGoal?patient=${patient}`];
+  const paths = () => [
+    `/Encounter?patient=${patient}`,
+    `/Observation?patient=${patient}&_revinclude=Provenance:target&access_token=profile-token`,
+    `/api/SDOHGoal?patient=${patient}`,
+  ];
 
   it('oracle-health: from the first request, no _include, no _revinclude but Provenance:target, _count within its cap; answers unchanged', async () => {
     const service = await site({ UPSTREAM_PROFILE: 'oracle-health' });
@@ -105,7 +109,12 @@ describe('upstream profiles', () => {
   });
 
   it("gives way to the site's keys", async () => {
-    const service = await site({ UPSTREAM_PROFILE: 'oracle-health', UPSTREAM_UNSUPPORTED_INCLUDES: 'none', UPSTREAM_UNSUPPORTED_REVINCLUDES: 'none', UPSTREAM_PAGE_SIZE: '1000' });
+    const service = await site({
+      UPSTREAM_PROFILE: 'oracle-health',
+      UPSTREAM_UNSUPPORTED_INCLUDES: 'none',
+      UPSTREAM_UNSUPPORTED_REVINCLUDES: 'none',
+      UPSTREAM_PAGE_SIZE: '1000',
+    });
     expect(await answerOf(service, `/Encounter?patient=${patient}`)).toBe(await answerOf(plain, `/Encounter?patient=${patient}`));
     const [first] = searchesSent('Encounter');
     expect(first?.getAll('_include')).toContain('Encounter:patient');

@@ -32,7 +32,11 @@ const requests: { name: string; path: string; init?: RequestInit }[] = [
   { name: 'the token as the record id, sent as a Bearer header', path: `/CarePlan/${TOKEN}`, init: { headers: { authorization: `Bearer ${TOKEN}` } } },
   { name: 'the token as the patient', path: `/api/DiagnosticReport?patient=${TOKEN}&access_token=${TOKEN}` },
   { name: 'the token inside a code', path: `/Observation?patient=1&code=${encodeURIComponent(`http://loinc.org|${TOKEN}`)}&access_token=${TOKEN}` },
-  { name: 'the token in a form body', path: `/api/AllergyIntolerance/_search?access_token=${TOKEN}`, init: { method: 'POST', body: new URLSearchParams({ patient: TOKEN }) } },
+  {
+    name: 'the token in a form body',
+    path: `/api/AllergyIntolerance/_search?access_token=${TOKEN}`,
+    init: { method: 'POST', body: new URLSearchParams({ patient: TOKEN }) },
+  },
 ];
 
 describe('the token standing elsewhere in the request', () => {

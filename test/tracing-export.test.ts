@@ -28,7 +28,13 @@ beforeAll(async () => {
   upstream = await startCannedUpstream((request, res) => {
     const url = new URL(request.url, 'http://upstream');
     const [, , type = '', id] = url.pathname.split('/');
-    const record = { resourceType: type, id: id ?? RECORD, status: 'final', subject: { reference: `Patient/${PATIENT}` }, patient: { reference: `Patient/${PATIENT}` } };
+    const record = {
+      resourceType: type,
+      id: id ?? RECORD,
+      status: 'final',
+      subject: { reference: `Patient/${PATIENT}` },
+      patient: { reference: `Patient/${PATIENT}` },
+    };
     if (id?.startsWith('missing')) return sendJson(res, 404, { resourceType: 'OperationOutcome' });
     if (id !== undefined) return sendJson(res, 200, record);
     if (url.searchParams.get('patient')?.endsWith('-fail')) return sendJson(res, 500, { resourceType: 'OperationOutcome' });
@@ -65,7 +71,12 @@ async function statusOf(response: Response): Promise<number> {
 }
 async function metric(facade: TestService, line: string): Promise<number> {
   const text = await (await facade.get('/metrics')).text();
-  return Number(text.split('\n').find((each) => each.startsWith(`${line} `))?.split(' ')[1] ?? 0);
+  return Number(
+    text
+      .split('\n')
+      .find((each) => each.startsWith(`${line} `))
+      ?.split(' ')[1] ?? 0,
+  );
 }
 
 describe('what is exported', () => {
@@ -83,7 +94,11 @@ describe('what is exported', () => {
       await statusOf(await facade.get(`/api/DiagnosticReport?patient=${PATIENT}&start_date=2024-13-45&access_token=${TOKEN}`)),
       await statusOf(await facade.get(`/api/DiagnosticReport/missing${RECORD}?access_token=${TOKEN}`)),
       await statusOf(await facade.get(`/api/DiagnosticReport?patient=${PATIENT}-fail&access_token=${TOKEN}`)),
-      await statusOf(await facade.get(`/nothing/${PATIENT}?access_token=${TOKEN}`, { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: `vendor=${PATIENT}` } })),
+      await statusOf(
+        await facade.get(`/nothing/${PATIENT}?access_token=${TOKEN}`, {
+          headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: `vendor=${PATIENT}` },
+        }),
+      ),
     ];
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 400, 404, 502, 404]);
     await closeNow(facade); // sends what is left
@@ -107,7 +122,9 @@ describe('a collector that fails', () => {
     }
     await vi.waitFor(async () => expect(await metric(facade, 'facade_trace_spans_dropped_total{reason="export-failed"}')).toBeGreaterThanOrEqual(15));
     expect(await metric(facade, 'facade_trace_spans_exported_total')).toBe(0);
-    const warnings = facade.logLines.map((line) => JSON.parse(line) as { message: string; reason?: string }).filter((line) => line.message === 'trace export failing');
+    const warnings = facade.logLines
+      .map((line) => JSON.parse(line) as { message: string; reason?: string })
+      .filter((line) => line.message === 'trace export failing');
     expect(warnings).toEqual([expect.objectContaining({ reason: 'connection-refused' })]);
     for (const spy of printed) expect(spy).not.toHaveBeenCalled();
   });
@@ -115,10 +132,20 @@ describe('a collector that fails', () => {
   it('hangs: requests do not wait for it; the queue stays within its bound and drops are counted', async () => {
     const hanging: Server = createServer(() => {}); // takes the request, never answers
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-    started.push({ close: () => new Promise<void>((resolve) => (hanging.closeAllConnections(), hanging.close(() => resolve()))) });
+    started.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          hanging.closeAllConnections();
+          hanging.close(() => resolve());
+        }),
+    });
     const origin = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
     const facade = await service({
-      OTEL_EXPORTER_OTLP_ENDPOINT: origin, OTEL_EXPORTER_OTLP_TIMEOUT: '1500', OTEL_BSP_SCHEDULE_DELAY: '1', OTEL_BSP_MAX_QUEUE_SIZE: '4', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2',
+      OTEL_EXPORTER_OTLP_ENDPOINT: origin,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '1500',
+      OTEL_BSP_SCHEDULE_DELAY: '1',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2',
     });
     for (let round = 0; round < 6; round += 1) {
       const began = performance.now();
@@ -127,7 +154,9 @@ describe('a collector that fails', () => {
     }
     // One export at a time hangs; past four waiting spans, the rest are dropped rather than held.
     expect(await metric(facade, 'facade_trace_spans_dropped_total{reason="queue-full"}')).toBeGreaterThan(10);
-    await vi.waitFor(async () => expect(await metric(facade, 'facade_trace_spans_dropped_total{reason="export-failed"}')).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    await vi.waitFor(async () => expect(await metric(facade, 'facade_trace_spans_dropped_total{reason="export-failed"}')).toBeGreaterThanOrEqual(2), {
+      timeout: 5000,
+    });
     expect(facade.logLines.some((line) => line.includes('"trace export failing"') && line.includes('"reason":"timeout"'))).toBe(true);
   });
 });
@@ -144,19 +173,31 @@ describe('the variables', () => {
     });
     expect(await statusOf(await facade.get('/healthz'))).toBe(200);
     await collector.waitFor((spans) => spans.length > 0);
-    expect(collector.exports[0]).toMatchObject({ path: '/custom/traces', headers: { 'x-api-key': 'collector secret', 'x-tenant': 'site-a', 'content-type': 'application/json' } });
+    expect(collector.exports[0]).toMatchObject({
+      path: '/custom/traces',
+      headers: { 'x-api-key': 'collector secret', 'x-tenant': 'site-a', 'content-type': 'application/json' },
+    });
     expect(collector.spans[0]).toMatchObject({ name: 'GET healthz', serviceName: 'facade-under-test' });
   });
 
   it('put spans under v1/traces of the endpoint, with or without its trailing slash', () => {
-    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined })).toBe('http://collector:4318/v1/traces');
-    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/otlp/', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined })).toBe('http://collector:4318/otlp/v1/traces');
+    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined })).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    expect(tracesUrl({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/otlp/', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined })).toBe(
+      'http://collector:4318/otlp/v1/traces',
+    );
   });
 
   it('that are malformed stop the start, each named', () => {
     const problems = (() => {
       try {
-        parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318', OTEL_EXPORTER_OTLP_HEADERS: 'api-key', OTEL_SDK_DISABLED: 'yes', OTEL_BSP_MAX_QUEUE_SIZE: '0' });
+        parseConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+          OTEL_EXPORTER_OTLP_HEADERS: 'api-key',
+          OTEL_SDK_DISABLED: 'yes',
+          OTEL_BSP_MAX_QUEUE_SIZE: '0',
+        });
         return [];
       } catch (error) {
         return error instanceof ConfigError ? error.problems.map((problem) => problem.split(':')[0]) : [String(error)];
@@ -180,13 +221,19 @@ describe('with no endpoint (or OTEL_SDK_DISABLED=true)', () => {
   it.each([
     ['no endpoint', {}],
     ['disabled', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' }],
-  ])('(%s) records nothing, adds no traceparent of its own, and forwards a caller\'s context untouched', async (_label, env: Record<string, string>) => {
+  ])("(%s) records nothing, adds no traceparent of its own, and forwards a caller's context untouched", async (_label, env: Record<string, string>) => {
     const facade = await service(env);
     const before = upstream.received.length;
     expect(await statusOf(await facade.get(`/api/DiagnosticReport?patient=${PATIENT}a&access_token=${TOKEN}`))).toBe(200);
     const callerContext = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'congo=t61rcWkgMzE' };
     expect(await statusOf(await facade.get(`/api/DiagnosticReport?patient=${PATIENT}b&access_token=${TOKEN}`, { headers: callerContext }))).toBe(200);
-    expect(await statusOf(await facade.get(`/api/DiagnosticReport?patient=${PATIENT}c&access_token=${TOKEN}`, { headers: { traceparent: 'garbage', tracestate: 'congo=t61rcWkgMzE' } }))).toBe(200);
+    expect(
+      await statusOf(
+        await facade.get(`/api/DiagnosticReport?patient=${PATIENT}c&access_token=${TOKEN}`, {
+          headers: { traceparent: 'garbage', tracestate: 'congo=t61rcWkgMzE' },
+        }),
+      ),
+    ).toBe(200);
     const sent = upstream.received.slice(before);
     const byPatient = (suffix: string) => sent.filter((request) => request.url.includes(`${PATIENT}${suffix}`));
     for (const request of [...byPatient('a'), ...byPatient('c')]) expect(request.headers).not.toHaveProperty('traceparent');

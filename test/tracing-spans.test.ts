@@ -67,7 +67,13 @@ describe('a request with tracing on', () => {
     const request = one(spans, 'GET DiagnosticReport.search');
     expect(request).toMatchObject({ kind: SERVER, serviceName: 'clinical-records-facade' });
     expect(request.parentSpanId).toBeUndefined();
-    expect(request.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'facade.route': 'DiagnosticReport.search', 'facade.cache.outcome': 'miss', 'facade.upstream.pages': 2 });
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      'facade.route': 'DiagnosticReport.search',
+      'facade.cache.outcome': 'miss',
+      'facade.upstream.pages': 2,
+    });
     const cache = one(spans, 'cache');
     expect(cache).toMatchObject({ kind: INTERNAL, parentSpanId: request.spanId, attributes: { 'facade.cache.outcome': 'miss' } });
     const map = one(spans, 'map');
@@ -76,7 +82,11 @@ describe('a request with tracing on', () => {
     expect(pages.map((span) => span.attributes['facade.upstream.page'])).toEqual([1, 2]);
     for (const pageSpan of pages) {
       expect(pageSpan).toMatchObject({ kind: CLIENT, parentSpanId: cache.spanId });
-      expect(pageSpan.attributes).toMatchObject({ 'http.response.status_code': 200, 'server.address': '127.0.0.1', 'facade.upstream.resource_type': 'DiagnosticReport' });
+      expect(pageSpan.attributes).toMatchObject({
+        'http.response.status_code': 200,
+        'server.address': '127.0.0.1',
+        'facade.upstream.resource_type': 'DiagnosticReport',
+      });
     }
     // Each upstream request named its own span: the upstream's logs point at the very sending they saw.
     const sentParents = upstream.received.filter((request) => request.url.includes('DiagnosticReport')).map(traceparentOf);
@@ -136,7 +146,9 @@ describe('a request with tracing on', () => {
   it('records nothing of a trace the caller does not sample, yet sends the upstream a well-formed unsampled context', async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const sentBefore = upstream.received.length;
-    const response = await service.get('/api/DiagnosticReport?patient=4&access_token=trace-token', { headers: { traceparent: `00-${traceId}-b7ad6b7169203331-00` } });
+    const response = await service.get('/api/DiagnosticReport?patient=4&access_token=trace-token', {
+      headers: { traceparent: `00-${traceId}-b7ad6b7169203331-00` },
+    });
     expect(response.status).toBe(200);
     // A later traced request flushes past it: nothing of the unsampled trace may be among the spans.
     await traced('/healthz');

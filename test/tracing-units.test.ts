@@ -10,7 +10,11 @@ import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver.ts
 
 describe('traceparent', () => {
   it('reads version 00 and a later version with more fields, and follows the sampled flag', () => {
-    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', sampled: true });
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      sampled: true,
+    });
     expect(parseTraceparent('cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-02-what-comes-later')).toMatchObject({ sampled: false });
   });
 
@@ -63,13 +67,23 @@ describe('the exporter', () => {
     const drops: [number, DropReason][] = [];
     let exported = 0;
     const exporter = new OtlpHttpExporter({
-      url: `${receiver.origin}/v1/traces`, headers: {}, serviceName: 'units', maxQueueSize: 5, maxBatchSize: 2, scheduleDelayMs: undefined, timeoutMs: 2000,
+      url: `${receiver.origin}/v1/traces`,
+      headers: {},
+      serviceName: 'units',
+      maxQueueSize: 5,
+      maxBatchSize: 2,
+      scheduleDelayMs: undefined,
+      timeoutMs: 2000,
       onDropped: (spans, reason) => drops.push([spans, reason]),
       onExported: (spans) => (exported += spans),
     });
     for (const span of endedSpans(8)) exporter.enqueue(span);
     expect(exporter.queued).toBe(5);
-    expect(drops).toEqual([[1, 'queue-full'], [1, 'queue-full'], [1, 'queue-full']]);
+    expect(drops).toEqual([
+      [1, 'queue-full'],
+      [1, 'queue-full'],
+      [1, 'queue-full'],
+    ]);
     const before = receiver.exports.length;
     await exporter.flush();
     expect(receiver.exports.length - before).toBe(3); // 2 + 2 + 1
@@ -80,7 +94,15 @@ describe('the exporter', () => {
   });
 
   it('encodes OTLP/JSON: hex ids, nanosecond strings, numeric kinds, typed attribute values', async () => {
-    const exporter = new OtlpHttpExporter({ url: `${receiver.origin}/v1/traces`, headers: {}, serviceName: 'units', maxQueueSize: 10, maxBatchSize: 10, scheduleDelayMs: undefined, timeoutMs: 2000 });
+    const exporter = new OtlpHttpExporter({
+      url: `${receiver.origin}/v1/traces`,
+      headers: {},
+      serviceName: 'units',
+      maxQueueSize: 10,
+      maxBatchSize: 10,
+      scheduleDelayMs: undefined,
+      timeoutMs: 2000,
+    });
     const ended: EndedSpan[] = [];
     const root = recordingTracer((span) => ended.push(span)).startRequest('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', undefined)!;
     root.set('facade.route', 'DiagnosticReport.search');

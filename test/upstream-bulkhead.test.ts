@@ -85,8 +85,12 @@ describe('the bulkhead', () => {
     const bulkhead = new Bulkhead({ maxInFlight: 10, maxInFlightPerPartition: 1, maxQueueWaitMs: 5000 });
     const first = await bulkhead.acquire('A', farDeadline(), never);
     const order: string[] = [];
-    const second = bulkhead.acquire('A', farDeadline(), never).then((release) => (order.push('second'), release));
-    const third = bulkhead.acquire('A', farDeadline(), never).then((release) => (order.push('third'), release));
+    const queued = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const second = bulkhead.acquire('A', farDeadline(), never).then(queued('second'));
+    const third = bulkhead.acquire('A', farDeadline(), never).then(queued('third'));
     // Another partition is not queued behind them.
     (await bulkhead.acquire('B', farDeadline(), never))();
     first();
@@ -112,7 +116,7 @@ describe('the bulkhead', () => {
     release();
   });
 
-  it('stops waiting when the request\'s deadline signal fires', async () => {
+  it("stops waiting when the request's deadline signal fires", async () => {
     const bulkhead = new Bulkhead({ maxInFlight: 1, maxInFlightPerPartition: 1, maxQueueWaitMs: 5000 });
     await bulkhead.acquire('A', farDeadline(), never);
     const controller = new AbortController();

@@ -97,7 +97,9 @@ describe('an upstream answering 5xx', () => {
     await service?.close();
     await upstream?.close();
   });
-  afterEach(() => void (upstream.received.length = 0));
+  afterEach(() => {
+    upstream.received.length = 0;
+  });
 
   it('opens the circuit; a failed probe opens it again; only one probe at a time', async () => {
     for (let failure = 0; failure < 3; failure += 1) expect((await service.get(PATH)).status).toBe(502);
@@ -112,7 +114,9 @@ describe('an upstream answering 5xx', () => {
 
     // The next probe is slow and succeeds; a request arriving meanwhile is refused, not sent.
     let release: () => void = () => {};
-    upstream.setHandler((_, res) => void (release = () => sendJson(res, 200, page([REPORT]))));
+    upstream.setHandler((_, res) => {
+      release = () => sendJson(res, 200, page([REPORT]));
+    });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const probe = service.get(PATH);
     await expect.poll(() => upstream.received.length).toBe(5);
@@ -125,7 +129,7 @@ describe('an upstream answering 5xx', () => {
   });
 });
 
-describe('the breaker\'s count', () => {
+describe("the breaker's count", () => {
   const deadline = () => Date.now() + 10_000;
 
   it('resets on any answer: failures must come in a row', () => {

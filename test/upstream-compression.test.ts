@@ -38,7 +38,12 @@ let service: TestService;
 
 beforeAll(async () => {
   upstream = await startCannedUpstream((_, res) => sendJson(res, 200, page(REPORTS)));
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_ENABLED: 'false', UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY_BYTES), UPSTREAM_TIMEOUT_MS: '10000' });
+  service = await startTestService({
+    UPSTREAM_URL: `${upstream.origin}/fhir`,
+    CACHE_ENABLED: 'false',
+    UPSTREAM_MAX_BODY_BYTES: String(MAX_BODY_BYTES),
+    UPSTREAM_TIMEOUT_MS: '10000',
+  });
 });
 afterAll(async () => {
   await service?.close();
@@ -54,7 +59,9 @@ async function legacyBody(response: Response): Promise<string> {
 async function failureCause(response: Response): Promise<{ status: number; issue: string | undefined; cause: string | undefined }> {
   const body = (await response.json()) as { issue: { code: string }[] };
   const requestId = response.headers.get('x-request-id');
-  const line = service.logLines.map((text) => JSON.parse(text) as { message: string; requestId: string; cause?: string }).find((entry) => entry.message === 'request failed' && entry.requestId === requestId);
+  const line = service.logLines
+    .map((text) => JSON.parse(text) as { message: string; requestId: string; cause?: string })
+    .find((entry) => entry.message === 'request failed' && entry.requestId === requestId);
   return { status: response.status, issue: body.issue[0]?.code, cause: line?.cause };
 }
 
@@ -99,13 +106,15 @@ describe('a compressed upstream answer', () => {
 
 describe('a decompression bomb', () => {
   /** The bomb as the upstream streams it: `members` gzip members, each 1 MiB decoded. */
-  const gzipBomb = (members: number): CannedHandler => async (_, res) => {
-    res.writeHead(200, { 'content-type': 'application/fhir+json', 'content-encoding': 'gzip' });
-    for (let index = 0; index < members && !res.destroyed; index += 1) {
-      if (!res.write(ZEROS_MEMBER)) await drainedOrClosed(res);
-    }
-    res.end();
-  };
+  const gzipBomb =
+    (members: number): CannedHandler =>
+    async (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/fhir+json', 'content-encoding': 'gzip' });
+      for (let index = 0; index < members && !res.destroyed; index += 1) {
+        if (!res.write(ZEROS_MEMBER)) await drainedOrClosed(res);
+      }
+      res.end();
+    };
 
   it('of 1 GiB in 1 MB of gzip is a 502 (too-large), and memory stays far below the decoded size', async () => {
     upstream.setHandler(gzipBomb(1024));

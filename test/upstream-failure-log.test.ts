@@ -21,7 +21,11 @@ interface FailureLine {
 }
 
 /** Makes one request through a service on `upstreamUrl` and returns the status and its error log line. */
-async function failureOf(upstreamUrl: string, env: Record<string, string> = {}, token = TOKEN): Promise<{ status: number; code: string | undefined; line: FailureLine; log: string }> {
+async function failureOf(
+  upstreamUrl: string,
+  env: Record<string, string> = {},
+  token = TOKEN,
+): Promise<{ status: number; code: string | undefined; line: FailureLine; log: string }> {
   const service = await startTestService({ UPSTREAM_URL: upstreamUrl, CACHE_ENABLED: 'false', UPSTREAM_TIMEOUT_MS: '500', ...env });
   try {
     const response = await service.get(`/api/DiagnosticReport?${QUERY}&access_token=${token}`);
@@ -100,8 +104,18 @@ describe('the log line of an upstream failure names its kind', () => {
       code: 'upstream-bad-body',
       cause: 'not-json',
     },
-    { name: 'a body that is not FHIR', handler: (_, res) => sendJson(res, 200, { resourceType: 'Bundle', entry: { x: UPSTREAM_SECRET } }), code: 'upstream-bad-body', cause: 'not-fhir' },
-    { name: 'a body too large', handler: (_, res) => sendJson(res, 200, { resourceType: 'Bundle', pad: UPSTREAM_SECRET.repeat(200) }), code: 'upstream-too-large', cause: 'too-large' },
+    {
+      name: 'a body that is not FHIR',
+      handler: (_, res) => sendJson(res, 200, { resourceType: 'Bundle', entry: { x: UPSTREAM_SECRET } }),
+      code: 'upstream-bad-body',
+      cause: 'not-fhir',
+    },
+    {
+      name: 'a body too large',
+      handler: (_, res) => sendJson(res, 200, { resourceType: 'Bundle', pad: UPSTREAM_SECRET.repeat(200) }),
+      code: 'upstream-too-large',
+      cause: 'too-large',
+    },
     { name: 'no answer in time', handler: () => undefined, code: 'upstream-timeout', cause: 'timeout' },
   ];
   for (const { name, handler, code, cause } of answers) {
@@ -129,7 +143,12 @@ describe('the log line of an authorization-side failure (service mode) names its
   });
 
   it('an introspection endpoint that refuses connections', async () => {
-    const { status, code: answered, line, log } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'introspection'));
+    const {
+      status,
+      code: answered,
+      line,
+      log,
+    } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'introspection'));
     expect({ status, answered }).toEqual({ status: 502, answered: 'auth-server-error' });
     expect(line).toMatchObject({ code: 'auth-server-error', cause: 'connection-refused' });
     expectNothingSecret(log);
@@ -137,7 +156,11 @@ describe('the log line of an authorization-side failure (service mode) names its
 
   it('a JWKS that refuses connections', async () => {
     const { privateKey } = await generateKeyPair('ES256');
-    const jwt = await new SignJWT({ patient: '4711' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('app').setExpirationTime('5m').sign(privateKey);
+    const jwt = await new SignJWT({ patient: '4711' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setSubject('app')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const { line } = await failureOf(`${upstream.origin}/fhir`, serviceMode(`http://127.0.0.1:${await closedPort()}`, 'jwt'), jwt);
     expect(line).toMatchObject({ code: 'auth-server-error', cause: 'connection-refused' });
   });

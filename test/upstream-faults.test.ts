@@ -19,7 +19,13 @@ let service: TestService;
 beforeAll(async () => {
   upstream = await startCannedUpstream(healthy);
   foreign = await startCannedUpstream(healthy);
-  service = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, UPSTREAM_TIMEOUT_MS: '400', UPSTREAM_MAX_PAGES: '5', UPSTREAM_MAX_BODY_BYTES: '100000', CACHE_ENABLED: 'false' });
+  service = await startTestService({
+    UPSTREAM_URL: `${upstream.origin}/fhir`,
+    UPSTREAM_TIMEOUT_MS: '400',
+    UPSTREAM_MAX_PAGES: '5',
+    UPSTREAM_MAX_BODY_BYTES: '100000',
+    CACHE_ENABLED: 'false',
+  });
 });
 afterAll(async () => {
   await service?.close();
@@ -96,7 +102,13 @@ const faults: { name: string; handler: CannedHandler; status: number; issue: str
         ...page([REPORT]),
         entry: [
           { resource: REPORT, search: { mode: 'match' } },
-          { resource: { resourceType: 'OperationOutcome', issue: [{ severity: 'warning', code: 'not-supported', diagnostics: 'Unknown search parameter "code"' }] }, search: { mode: 'outcome' } },
+          {
+            resource: {
+              resourceType: 'OperationOutcome',
+              issue: [{ severity: 'warning', code: 'not-supported', diagnostics: 'Unknown search parameter "code"' }],
+            },
+            search: { mode: 'outcome' },
+          },
         ],
       }),
     status: 502,

@@ -10,8 +10,7 @@ import { startTestService, type TestService } from './support/facade.ts';
 
 const PATIENT = { resourceType: 'Patient', id: 'p1', name: [{ given: ['Ann'], family: 'Lee' }] };
 const report = (id: string) => ({ resourceType: 'DiagnosticReport', id, status: 'final', subject: { reference: 'Patient/p1' } });
-const observation = (id: string, value: string) =>
-  `{"resourceType":"Observation","id":"${id}","status":"final","subject":{"reference":"Patient/p1"},${value}}`;
+const observation = (id: string, value: string) => `{"resourceType":"Observation","id":"${id}","status":"final","subject":{"reference":"Patient/p1"},${value}}`;
 
 let upstream: CannedUpstream;
 let service: TestService;
@@ -50,7 +49,10 @@ const REPORTS = '/api/DiagnosticReport?patient=p1';
 describe('a Bundle that breaks FHIR JSON shape is a 502, never "nothing there"', () => {
   const second = `${'/fhir/DiagnosticReport?page=2'}`;
   const broken: { name: string; bundle: object }[] = [
-    { name: 'link as an object', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }], link: { relation: 'next', url: second } } },
+    {
+      name: 'link as an object',
+      bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }], link: { relation: 'next', url: second } },
+    },
     { name: 'entry as an object', bundle: { resourceType: 'Bundle', type: 'searchset', entry: { resource: report('r1'), search: { mode: 'match' } } } },
     { name: 'entry as a string', bundle: { resourceType: 'Bundle', type: 'searchset', entry: 'none' } },
     { name: 'an entry resource as a string', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: 'DiagnosticReport/r1' }] } },
@@ -59,10 +61,25 @@ describe('a Bundle that breaks FHIR JSON shape is a 502, never "nothing there"',
     { name: 'search as a string', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1'), search: 'match' }] } },
     { name: 'an unknown search mode', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1'), search: { mode: 'matched' } }] } },
     { name: 'a link without a url', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }], link: [{ relation: 'next' }] } },
-    { name: 'two next links', bundle: { resourceType: 'Bundle', type: 'searchset', entry: [], link: [{ relation: 'next', url: second }, { relation: 'next', url: `${second}0` }] } },
+    {
+      name: 'two next links',
+      bundle: {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        entry: [],
+        link: [
+          { relation: 'next', url: second },
+          { relation: 'next', url: `${second}0` },
+        ],
+      },
+    },
     ...['constructor', '__proto__', 'toString', 'observation', ''].map((resourceType) => ({
       name: `a resourceType ${JSON.stringify(resourceType)}`,
-      bundle: { resourceType: 'Bundle', type: 'searchset', entry: [{ resource: report('r1') }, { resource: { resourceType, id: 'x' }, search: { mode: 'include' } }] },
+      bundle: {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        entry: [{ resource: report('r1') }, { resource: { resourceType, id: 'x' }, search: { mode: 'include' } }],
+      },
     })),
     { name: 'a history Bundle answering a search', bundle: { resourceType: 'Bundle', type: 'history', entry: [{ resource: report('r1') }] } },
     { name: 'a Bundle without a type', bundle: { resourceType: 'Bundle', entry: [{ resource: report('r1') }] } },

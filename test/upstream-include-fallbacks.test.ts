@@ -19,13 +19,32 @@ function limitingIncludes(handling: IncludeHandling, declares: boolean): (url: U
     if (url.pathname.endsWith('/metadata')) {
       // Declared as Oracle Health documents it: no _include anywhere, _revinclude Provenance:target only.
       const resource = ['Encounter', 'CareTeam', 'Observation', 'ServiceRequest', 'CarePlan', 'Condition'].map((type) => ({
-        type, searchInclude: [], searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
+        type,
+        searchInclude: [],
+        searchRevInclude: type === 'Observation' ? ['Provenance:target'] : [],
       }));
-      return { answer: { status: 200, body: { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server', ...(declares ? { resource } : {}) }] } } };
+      return {
+        answer: {
+          status: 200,
+          body: {
+            resourceType: 'CapabilityStatement',
+            status: 'active',
+            kind: 'instance',
+            fhirVersion: '4.0.1',
+            format: ['json'],
+            rest: [{ mode: 'server', ...(declares ? { resource } : {}) }],
+          },
+        },
+      };
     }
     const unsupported = [...url.searchParams].filter(([name, value]) => (name === '_include' || name === '_revinclude') && value !== 'Provenance:target');
     if (unsupported.length > 0 && handling === 'refuse') {
-      return { answer: { status: 400, body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] } } };
+      return {
+        answer: {
+          status: 400,
+          body: { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: 'Unsupported include' }] },
+        },
+      };
     }
     for (const [name, value] of unsupported) url.searchParams.delete(name, value);
     if (handling === 'ignore-no-or' && [...url.searchParams].some(([name, value]) => name !== '_include' && name !== '_revinclude' && value.includes(','))) {

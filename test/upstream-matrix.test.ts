@@ -21,8 +21,7 @@ import { startPersonalityProxy, type PersonalityProxy } from './support/personal
  * 2–4). Each is reported as one skipped test named after it, with `pending: …` as the reason; the
  * engineer who lands the missing piece deletes its line here, and the matrix then holds the service to it.
  */
-const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([
-]);
+const PENDING_ISSUE_11: ReadonlyMap<string, string> = new Map([]);
 
 const FACADE_ENV = { CACHE_ENABLED: 'false' } as const;
 const PATIENT_COUNT = 3;

@@ -8,7 +8,10 @@ import { page, sendJson, startCannedUpstream, type CannedUpstream } from './supp
 import { startTestService, type TestService } from './support/facade.ts';
 
 const report = (id: string) => ({ resourceType: 'DiagnosticReport', id, status: 'final', subject: { reference: 'Patient/1' } });
-const outcome = (severity: string, code: string) => ({ resource: { resourceType: 'OperationOutcome', issue: [{ severity, code }] }, search: { mode: 'outcome' } });
+const outcome = (severity: string, code: string) => ({
+  resource: { resourceType: 'OperationOutcome', issue: [{ severity, code }] },
+  search: { mode: 'outcome' },
+});
 const REPORTS = '/api/DiagnosticReport?patient=1';
 
 let upstream: CannedUpstream;
@@ -37,13 +40,29 @@ describe('outcome entries in a searchset', () => {
   it('pass over a warning that there are no results (Epic 4101) and informational issues (Azure)', async () => {
     upstream.setHandler((_, res) => sendJson(res, 200, { resourceType: 'Bundle', type: 'searchset', total: 0, entry: [outcome('warning', 'processing')] }));
     expect(await totalOf(REPORTS)).toBe(0);
-    upstream.setHandler((_, res) => sendJson(res, 200, { resourceType: 'Bundle', type: 'searchset', entry: [outcome('information', 'informational'), { resource: report('r1'), search: { mode: 'match' } }] }));
+    upstream.setHandler((_, res) =>
+      sendJson(res, 200, {
+        resourceType: 'Bundle',
+        type: 'searchset',
+        entry: [outcome('information', 'informational'), { resource: report('r1'), search: { mode: 'match' } }],
+      }),
+    );
     expect(await totalOf(REPORTS)).toBe(1);
   });
 
   it('are a 502 when they say a parameter was not applied, or report an error', async () => {
-    for (const [severity, code] of [['warning', 'not-supported'], ['warning', 'invalid'], ['error', 'processing']]) {
-      upstream.setHandler((_, res) => sendJson(res, 200, { resourceType: 'Bundle', type: 'searchset', entry: [outcome(severity!, code!), { resource: report('r1'), search: { mode: 'match' } }] }));
+    for (const [severity, code] of [
+      ['warning', 'not-supported'],
+      ['warning', 'invalid'],
+      ['error', 'processing'],
+    ]) {
+      upstream.setHandler((_, res) =>
+        sendJson(res, 200, {
+          resourceType: 'Bundle',
+          type: 'searchset',
+          entry: [outcome(severity!, code!), { resource: report('r1'), search: { mode: 'match' } }],
+        }),
+      );
       expect((await service.get(REPORTS)).status, `${severity} ${code}`).toBe(502);
     }
   });
@@ -57,7 +76,10 @@ describe('a paging session that expires', () => {
       if (!request.url.includes('page=2')) return sendJson(res, 200, page([report('r1')], `${upstream.origin}/hapi/fhir/DiagnosticReport?page=2`));
       if (expired < expiries) {
         expired += 1;
-        return sendJson(res, 410, { resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-found', diagnostics: 'Search ID does not exist and may have expired' }] });
+        return sendJson(res, 410, {
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'error', code: 'not-found', diagnostics: 'Search ID does not exist and may have expired' }],
+        });
       }
       return sendJson(res, 200, page([report('r2')]));
     });
@@ -88,7 +110,7 @@ describe('links naming the server behind a reverse proxy', () => {
     expect(upstream.received[1]?.url).toBe('/hapi/fhir?_getpages=4c1e&_getpagesoffset=1&_count=1000&_bundletype=searchset');
   });
 
-  it('still refuses a link outside both the configured base and the server\'s own', async () => {
+  it("still refuses a link outside both the configured base and the server's own", async () => {
     upstream.setHandler((_, res) => {
       const self = { relation: 'self', url: 'http://internal-fhir:8080/fhir/DiagnosticReport' };
       sendJson(res, 200, { ...page([report('r1')]), link: [self, { relation: 'next', url: 'http://internal-fhir:8080/admin/export?x=1' }] });

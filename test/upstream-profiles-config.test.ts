@@ -4,12 +4,11 @@
  * capabilities rank observation, site, statement and profile in that order.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config.ts';
 import { siteCodesOf } from '../src/site-codes.ts';
 import { capabilitiesFrom, UpstreamCapabilities } from '../src/upstream/capabilities.ts';
 import { problemsOf } from './support/config-problems.ts';
 import { UPSTREAM_PROFILES, upstreamSetupFor } from '../src/upstream/profiles.ts';
-
 
 const keysOf = (env: Record<string, string>) => problemsOf(env).map((problem) => problem.split(':')[0]);
 const setupOf = (env: Record<string, string>) => upstreamSetupFor(parseConfig(env));
@@ -21,7 +20,10 @@ describe('site codes', () => {
   });
 
   it('take FHIR tokens: code, system|code, |code, comma-separated', () => {
-    const config = parseConfig({ ASSESSMENT_CATEGORY: 'http://terminology.hl7.org/CodeSystem/observation-category|survey,local-assess', SDOH_GOAL_CATEGORY: '|sdoh' });
+    const config = parseConfig({
+      ASSESSMENT_CATEGORY: 'http://terminology.hl7.org/CodeSystem/observation-category|survey,local-assess',
+      SDOH_GOAL_CATEGORY: '|sdoh',
+    });
     expect(siteCodesOf(config)['assessment-category']).toBe('http://terminology.hl7.org/CodeSystem/observation-category|survey,local-assess');
     expect(siteCodesOf(config)['sdoh-goal-category']).toBe('|sdoh');
   });
@@ -46,7 +48,9 @@ describe('upstream profile and overrides', () => {
     expect(keysOf({ UPSTREAM_UNSUPPORTED_PARAMS: 'Goal:category, Specimen:patient' })).toEqual(['UPSTREAM_UNSUPPORTED_PARAMS']);
     expect(keysOf({ UPSTREAM_UNSUPPORTED_PARAMS: 'Goal:_id' })).toEqual(['UPSTREAM_UNSUPPORTED_PARAMS']);
     expect(keysOf({ UPSTREAM_PAGE_SIZE: '0' })).toEqual(['UPSTREAM_PAGE_SIZE']);
-    expect(problemsOf({ UPSTREAM_UNSUPPORTED_INCLUDES: '*', UPSTREAM_UNSUPPORTED_REVINCLUDES: '*,!Provenance:target', UPSTREAM_UNSUPPORTED_PARAMS: 'none' })).toEqual([]);
+    expect(
+      problemsOf({ UPSTREAM_UNSUPPORTED_INCLUDES: '*', UPSTREAM_UNSUPPORTED_REVINCLUDES: '*,!Provenance:target', UPSTREAM_UNSUPPORTED_PARAMS: 'none' }),
+    ).toEqual([]);
   });
 
   it('oracle-health (also as cerner): no _include, _revinclude Provenance:target only, Goal without category, pages of 100', () => {
@@ -65,7 +69,12 @@ describe('upstream profile and overrides', () => {
   });
 
   it("lets a site's key replace the profile's item, and only that item", () => {
-    const env = { UPSTREAM_PROFILE: 'oracle-health', UPSTREAM_UNSUPPORTED_PARAMS: 'none', UPSTREAM_UNSUPPORTED_INCLUDES: 'Encounter:location', UPSTREAM_PAGE_SIZE: '500' };
+    const env = {
+      UPSTREAM_PROFILE: 'oracle-health',
+      UPSTREAM_UNSUPPORTED_PARAMS: 'none',
+      UPSTREAM_UNSUPPORTED_INCLUDES: 'Encounter:location',
+      UPSTREAM_PAGE_SIZE: '500',
+    };
     const capabilities = capabilitiesOf(env);
     expect(capabilities.param('Goal', 'category')).toBe('unknown');
     expect(capabilities.include('Encounter', 'Encounter:patient')).toBe('unknown');

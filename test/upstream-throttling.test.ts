@@ -95,7 +95,7 @@ describe('a throttled upstream request', () => {
 });
 
 describe('a throttled upstream request that cannot be retried in time', () => {
-  it('answers 503 with the upstream\'s Retry-After at once when the wait would pass the deadline', async () => {
+  it("answers 503 with the upstream's Retry-After at once when the wait would pass the deadline", async () => {
     const giveUpsBefore = await metric('facade_upstream_retry_give_ups_total{why="deadline"}');
     throttledThenOk(99, 429, () => ({ 'retry-after': '30' }));
     const started = performance.now();
@@ -111,7 +111,9 @@ describe('a throttled upstream request that cannot be retried in time', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS / 2);
     expect(arrivals).toHaveLength(1);
     expect(await metric('facade_upstream_retry_give_ups_total{why="deadline"}')).toBe(giveUpsBefore + 1);
-    const line = service.logLines.map((text) => JSON.parse(text) as { message: string; code?: string; cause?: string }).findLast((entry) => entry.message === 'request failed');
+    const line = service.logLines
+      .map((text) => JSON.parse(text) as { message: string; code?: string; cause?: string })
+      .findLast((entry) => entry.message === 'request failed');
     expect(line).toMatchObject({ code: 'upstream-throttled', cause: 'http-429' });
   });
 

@@ -65,7 +65,10 @@ export interface Bench {
 const CORES = cpus().length;
 
 export async function startBench(settings: { seconds: number; connections: number; rounds: number }): Promise<Bench> {
-  const child = fork(new URL('./servers.ts', import.meta.url), [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(new URL('./servers.ts', import.meta.url), [], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   const urls = await new Promise<ServerUrls>((resolve) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line) as ServerUrls));
   });
@@ -100,7 +103,9 @@ export async function startBench(settings: { seconds: number; connections: numbe
         serverMicrosPerRequest: options.servedElsewhere === true ? Number.NaN : result.requests.total > 0 ? serverMicros / result.requests.total : 0,
         loadGeneratorShare: (own.user + own.system) / (elapsedMicros * CORES),
       };
-      console.error(`  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms, servers ${cpuFigure(row)} µs/req, load generator ${percent(row.loadGeneratorShare)} of the machine`);
+      console.error(
+        `  ${name}: ${row.requestsPerSecond} req/s, p99 ${row.p99} ms, servers ${cpuFigure(row)} µs/req, load generator ${percent(row.loadGeneratorShare)} of the machine`,
+      );
       return row;
     },
     memory: () => ask<ServerMemory>('memory'),
@@ -123,7 +128,11 @@ function askChild<T>(child: ChildProcess, message: string): Promise<T> {
  * meanwhile falls on both alike. Each row is the median round; the ratios are the medians of the
  * rounds' own ratios (A over B of the same round), for throughput and for p99.
  */
-export async function alternate(bench: Bench, a: { name: string; url: string; options?: LoadOptions }, b: { name: string; url: string; options?: LoadOptions }) {
+export async function alternate(
+  bench: Bench,
+  a: { name: string; url: string; options?: LoadOptions },
+  b: { name: string; url: string; options?: LoadOptions },
+) {
   const aRows: Row[] = [];
   const bRows: Row[] = [];
   for (let round = 0; round < bench.rounds; round += 1) {

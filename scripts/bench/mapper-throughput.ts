@@ -55,10 +55,14 @@ export function measureMappers(minMs = 400): MapperFigure[] {
     if (input.length === 0) continue;
     const warm = performance.now();
     while (performance.now() - warm < minMs / 8) for (const resource of input) shape.map(resource, context);
-    figures.push({ shape: shape.name, resourceType, resourcesPerSecond: bestRate(minMs, () => {
-      for (const resource of input) shape.map(resource, context);
-      return input.length;
-    }) });
+    figures.push({
+      shape: shape.name,
+      resourceType,
+      resourcesPerSecond: bestRate(minMs, () => {
+        for (const resource of input) shape.map(resource, context);
+        return input.length;
+      }),
+    });
   }
   return figures;
 }

@@ -20,7 +20,11 @@ export async function startNaiveProxy(upstream: string): Promise<string> {
     const bundle = (await answer.body.json()) as { entry?: { resource: FhirResource }[] };
     const resources = (bundle.entry ?? []).map((entry) => entry.resource);
     const context = createMapContext(resources);
-    const entries = resources.map((resource) => ({ resourceType: resource.resourceType, id: resource.id ?? '', resource: diagnosticReportSearchEntry.map(resource, context) }));
+    const entries = resources.map((resource) => ({
+      resourceType: resource.resourceType,
+      id: resource.id ?? '',
+      resource: diagnosticReportSearchEntry.map(resource, context),
+    }));
     const body = JSON.stringify(legacyBundle('searchset', entries, crypto.randomUUID().replaceAll('-', '')));
     return c.body(body, 200, { 'content-type': 'application/json; charset=utf-8' });
   });

@@ -15,7 +15,12 @@ export function reportMarkdown(sections: Section[], mappers: MapperFigure[], rou
   const slowest = mappers.reduce((low, figure) => (figure.resourcesPerSecond < low.resourcesPerSecond ? figure : low));
   const ratios = [
     ...sections.flatMap((section) => section.ratios),
-    { name: `slowest mapper (${slowest.shape}), resources/s`, measured: String(slowest.resourcesPerSecond), target: `≥ ${MAPPER_TARGET}`, met: slowest.resourcesPerSecond >= MAPPER_TARGET },
+    {
+      name: `slowest mapper (${slowest.shape}), resources/s`,
+      measured: String(slowest.resourcesPerSecond),
+      target: `≥ ${MAPPER_TARGET}`,
+      met: slowest.resourcesPerSecond >= MAPPER_TARGET,
+    },
   ];
   const mark = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : '**not met**');
   return [

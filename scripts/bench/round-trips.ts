@@ -26,7 +26,12 @@ export async function measureRoundTrips(): Promise<RoundTripTable> {
     for (const personality of [{ name: 'embedded (plain)' }, ...PERSONALITIES]) {
       const proxy = 'reproduces' in personality ? await startPersonalityProxy(personality, embedded.baseUrl) : undefined;
       try {
-        const report = await checkUpstream({ url: proxy?.baseUrl ?? embedded.baseUrl, patient, token: 'bench-round-trips-token', settings: 'facadeEnv' in personality ? personality.facadeEnv : {} });
+        const report = await checkUpstream({
+          url: proxy?.baseUrl ?? embedded.baseUrl,
+          patient,
+          token: 'bench-round-trips-token',
+          settings: 'facadeEnv' in personality ? personality.facadeEnv : {},
+        });
         names.push(personality.name);
         for (const row of report.rows) {
           const trips = byOperation.get(row.operation) ?? [];

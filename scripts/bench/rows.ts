@@ -22,7 +22,7 @@ export async function hitSection(bench: Bench): Promise<Section> {
     ratios: [
       { name: 'cache hit / ceiling, 24 KB', measured: ratio(pair.throughput), target: '≥ 0.9', met: pair.throughput >= 0.9 },
       { name: 'cache hit p99 / ceiling p99, 24 KB', measured: ratio(pair.p99), target: '≤ 2', met: pair.p99 <= 2 },
-      { name: 'servers\' CPU per request, hit / ceiling, 24 KB', measured: ratio(pair.cpu), target: '(information)' },
+      { name: "servers' CPU per request, hit / ceiling, 24 KB", measured: ratio(pair.cpu), target: '(information)' },
     ],
   };
 }
@@ -60,7 +60,10 @@ export async function cacheOffSection(bench: Bench): Promise<Section> {
 }
 
 /** The last patient asked for, per range: patients 1 and 2 are the hit rows' (2 the large answer). */
-const lastPatient = new Map<number, number>([[0, 10], [EMPTY_PATIENTS_FROM, EMPTY_PATIENTS_FROM]]);
+const lastPatient = new Map<number, number>([
+  [0, 10],
+  [EMPTY_PATIENTS_FROM, EMPTY_PATIENTS_FROM],
+]);
 
 /** Every request names a patient never asked for before in this run: each one a real cache miss, stored and evicting. */
 function distinctPatients(range: 0 | typeof EMPTY_PATIENTS_FROM): autocannon.Request[] {
@@ -90,13 +93,24 @@ export async function missSection(bench: Bench): Promise<Section> {
   const again = await bench.load('facade, cache miss, continued', `${urls.cached}${LEGACY_PATH}`, { requests: misses() });
   const afterMore = await bench.memory();
   // Many tiny answers: the byte bound must count keys and per-entry overhead, not bodies alone.
-  const tiny = await bench.load('facade, cache miss on empty answers (many tiny entries)', `${urls.cached}${LEGACY_PATH}`, { requests: distinctPatients(EMPTY_PATIENTS_FROM) });
+  const tiny = await bench.load('facade, cache miss on empty answers (many tiny entries)', `${urls.cached}${LEGACY_PATH}`, {
+    requests: distinctPatients(EMPTY_PATIENTS_FROM),
+  });
   const afterTiny = await bench.memory();
   const points = [afterWarmUp, afterMisses, afterMore, afterTiny];
   const heapGrowth = Math.max(...points.map((point) => point.heapUsedBytes)) - afterWarmUp.heapUsedBytes;
   const memory: RatioLine[] = [
-    { name: 'servers\' process, peak RSS: before the misses / after misses / after more misses / after tiny entries', measured: points.map((point) => mib(point.peakRssBytes)).join(' / '), target: `bounded (cache limit ${mib(CACHE_MAX_BYTES)})` },
-    { name: 'servers\' process, heap and buffers after a full GC: same points', measured: points.map((point) => mib(point.heapUsedBytes)).join(' / '), target: 'grows by at most the cache limit', met: heapGrowth <= CACHE_MAX_BYTES },
+    {
+      name: "servers' process, peak RSS: before the misses / after misses / after more misses / after tiny entries",
+      measured: points.map((point) => mib(point.peakRssBytes)).join(' / '),
+      target: `bounded (cache limit ${mib(CACHE_MAX_BYTES)})`,
+    },
+    {
+      name: "servers' process, heap and buffers after a full GC: same points",
+      measured: points.map((point) => mib(point.heapUsedBytes)).join(' / '),
+      target: 'grows by at most the cache limit',
+      met: heapGrowth <= CACHE_MAX_BYTES,
+    },
   ];
   return {
     rows: [pair.b, direct, pair.a, again, tiny],

@@ -66,8 +66,16 @@ const ceiling = await ceilingOf(LEGACY_PATH);
 const largeCeiling = await ceilingOf(LARGE_LEGACY_PATH);
 
 const urls: ServerUrls = {
-  upstream, cached: cached.url, uncached: uncached.url, passThrough, naive, ceiling: ceiling.url, largeCeiling: largeCeiling.url,
-  bodyBytes: ceiling.bytes, largeBodyBytes: largeCeiling.bytes, upstreamBytes: bundle.length,
+  upstream,
+  cached: cached.url,
+  uncached: uncached.url,
+  passThrough,
+  naive,
+  ceiling: ceiling.url,
+  largeCeiling: largeCeiling.url,
+  bodyBytes: ceiling.bytes,
+  largeBodyBytes: largeCeiling.bytes,
+  upstreamBytes: bundle.length,
 };
 console.log(JSON.stringify(urls));
 process.on('message', (message) => {
@@ -90,6 +98,10 @@ async function reportMemory(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 250));
   gc?.();
   const memory = process.memoryUsage();
-  const usage: ServerMemory = { peakRssBytes: process.resourceUsage().maxRSS * 1024, rssBytes: memory.rss, heapUsedBytes: memory.heapUsed + memory.arrayBuffers };
+  const usage: ServerMemory = {
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed + memory.arrayBuffers,
+  };
   process.send?.(usage);
 }

@@ -34,7 +34,10 @@ export async function measureSharedTier<Row>(bench: SharedTierBench<Row>): Promi
     console.error(`  shared cache tier rows left out: ${redisMissing}`);
     return [];
   }
-  const child = fork(new URL('./shared-tier-servers.ts', import.meta.url), [bench.upstream], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(new URL('./shared-tier-servers.ts', import.meta.url), [bench.upstream], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   try {
     const urls = await new Promise<{ writer: string; reader: string; down: string }>((resolve) => {
       createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line) as { writer: string; reader: string; down: string }));
@@ -42,7 +45,11 @@ export async function measureSharedTier<Row>(bench: SharedTierBench<Row>): Promi
     await prefill(urls.writer);
     let next = 0;
     const inTurn: autocannon.Request[] = [{ setupRequest: (request) => ({ ...request, path: pathOf(PREFILLED_FROM + (next++ % PREFILLED)) }) }];
-    const l2Hit = await bench.load('facade, L2 hit from a second process (Redis; its own memory cache too small for the answer)', `${urls.reader}${LEGACY_PATH}`, inTurn);
+    const l2Hit = await bench.load(
+      'facade, L2 hit from a second process (Redis; its own memory cache too small for the answer)',
+      `${urls.reader}${LEGACY_PATH}`,
+      inTurn,
+    );
     const hits = /^facade_cache_tier_events_total\{tier="redis",event="hit"\} (\d+)$/m.exec(await (await fetch(`${urls.reader}/metrics`)).text())?.[1];
     console.error(`    (${hits ?? 0} answers read from Redis by the second process, warm-up included)`);
     return [

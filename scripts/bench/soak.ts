@@ -59,7 +59,10 @@ async function cacheOutcomes(url: string): Promise<Record<string, number>> {
 
 export async function soakSection(bench: Bench, seconds: number): Promise<Section> {
   const url = `${bench.urls.cached}/api/DiagnosticReport`;
-  const capacity = await bench.load('soak mix at full speed (capacity)', url, { requests: mixedRequests(), seconds: Math.min(CAPACITY_SECONDS, Math.max(2, seconds / 6)) });
+  const capacity = await bench.load('soak mix at full speed (capacity)', url, {
+    requests: mixedRequests(),
+    seconds: Math.min(CAPACITY_SECONDS, Math.max(2, seconds / 6)),
+  });
   const rate = Math.max(1, Math.round(capacity.requestsPerSecond * LOAD_SHARE));
   const before = await cacheOutcomes(bench.urls.cached);
   // Samples of the heap after a full GC while the load runs (the GC pauses the servers a little).
@@ -74,7 +77,10 @@ export async function soakSection(bench: Bench, seconds: number): Promise<Sectio
     }
   })();
   const row = await bench.load(`soak: ${seconds} s at ${rate} req/s (80 % of capacity), ${DISTINCT} distinct requests and tokens`, url, {
-    requests: mixedRequests(), rate, seconds, cold: true,
+    requests: mixedRequests(),
+    rate,
+    seconds,
+    cold: true,
   });
   sampling = false;
   await sampler;

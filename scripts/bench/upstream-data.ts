@@ -15,7 +15,12 @@ function searchset(count: number, patient: string): string {
     .map((entry) => entry.resource)
     .filter((resource) => resource?.resourceType === 'DiagnosticReport')
     .slice(0, count)
-    .map((resource, index) => ({ ...resource, id: String(index + 1), subject: { reference: `Patient/${patient}` }, meta: { versionId: '1', lastUpdated: '2025-01-01T00:00:00Z' } }));
+    .map((resource, index) => ({
+      ...resource,
+      id: String(index + 1),
+      subject: { reference: `Patient/${patient}` },
+      meta: { versionId: '1', lastUpdated: '2025-01-01T00:00:00Z' },
+    }));
   return JSON.stringify({
     resourceType: 'Bundle',
     type: 'searchset',

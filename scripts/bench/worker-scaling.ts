@@ -43,8 +43,13 @@ export async function measureWorkerScaling<Row>(options: WorkerScalingOptions<Ro
     const service = spawn(process.execPath, ['--enable-source-maps', 'dist/node.js'], {
       cwd: ROOT,
       env: {
-        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', UPSTREAM_URL: `${options.upstream}/fhir`, HOST: '127.0.0.1', PORT: String(port),
-        WORKERS: String(workers), CACHE_MAX_BYTES: String(options.cacheMaxBytes),
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        UPSTREAM_URL: `${options.upstream}/fhir`,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        WORKERS: String(workers),
+        CACHE_MAX_BYTES: String(options.cacheMaxBytes),
       },
       // Its log lines are written (their cost is part of serving) but not read: reading them would load the generator.
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -56,7 +61,13 @@ export async function measureWorkerScaling<Row>(options: WorkerScalingOptions<Ro
       const pids = [service.pid!, ...workerPids];
       const primary = workerPids.length === 0 ? [] : [service.pid!];
       const watched = options.upstreamPid === undefined ? [] : [options.upstreamPid];
-      const before = { service: cpuSeconds(pids), primary: cpuSeconds(primary), upstream: cpuSeconds(watched), loader: process.cpuUsage(), at: performance.now() };
+      const before = {
+        service: cpuSeconds(pids),
+        primary: cpuSeconds(primary),
+        upstream: cpuSeconds(watched),
+        loader: process.cpuUsage(),
+        at: performance.now(),
+      };
       const row = await options.load(`facade, cache miss, WORKERS=${workers} (compiled, own process)`, url);
       const seconds = (performance.now() - before.at) / 1000;
       const loader = process.cpuUsage(before.loader);
@@ -104,7 +115,10 @@ async function untilReady(url: string, service: ChildProcess): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (service.exitCode !== null) throw new Error(`the service exited (${service.exitCode}) before it was ready`);
-    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return;
     if (Date.now() > deadline) throw new Error('the service was not ready within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -94,7 +94,7 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
       if (route.kind === 'search' && through !== undefined && params.patient !== undefined && !caller.scopes.allows(through.resourceType, 'search')) {
         throw new FacadeError('scope-denied', `the token's scopes do not grant searching ${through.resourceType}, which this search reads`);
       }
-      return { ...prepared, params, access: { caller, visible: (answerRoute, records) => visibleRecords(caller, answerRoute, records) } };
+      return { ...prepared, params, access: { caller, visible: (_answerRoute, records) => visibleRecords(caller, records) } };
     },
     async upstream(_callerToken, call) {
       // The caller's token is never forwarded in this mode.
@@ -119,7 +119,7 @@ export function serviceAccess(options: ServiceAccessOptions): AccessControl {
  * kept or is the caller's Patient, and nothing else in it names another patient or their records
  * (an agent, on whose behalf, an entity): see {@link namesOnlyKnown}.
  */
-function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): AnswerRecords {
+function visibleRecords(caller: Caller, records: AnswerRecords): AnswerRecords {
   const ownRecord = (resource: FhirResource): boolean => {
     if (!caller.scopes.allowsAny(resource.resourceType) || resource.resourceType === 'Provenance') return false;
     if (NON_PATIENT_TYPES.has(resource.resourceType)) return true;
@@ -130,7 +130,8 @@ function visibleRecords(caller: Caller, route: Route, records: AnswerRecords): A
   const kept = new Set([...matches, ...included].map((resource) => `${resource.resourceType}/${resource.id}`));
   if (caller.patient !== undefined) kept.add(`Patient/${caller.patient}`);
   const provenances = [...records.matches, ...records.included].filter(
-    (resource) => resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept) && namesOnlyKnown(resource, kept),
+    (resource) =>
+      resource.resourceType === 'Provenance' && caller.scopes.allowsAny('Provenance') && targetsAllKept(resource, kept) && namesOnlyKnown(resource, kept),
   );
   return {
     matches: [...matches, ...provenances.filter((resource) => records.matches.includes(resource))],

@@ -141,7 +141,8 @@ export function introspectionValidator(options: IntrospectionValidatorOptions): 
     if (cached && now() < cached.until) return cached.caller;
     const form = new URLSearchParams({ token, token_type_hint: 'access_token' });
     const answer = await postForm(options.introspectionUrl, form, headers, options.fetch, 'auth-server-error');
-    if (answer.status !== 200) throw new FacadeError('auth-server-error', `the introspection endpoint answered HTTP ${answer.status}`, { reason: `http-${answer.status}` });
+    if (answer.status !== 200)
+      throw new FacadeError('auth-server-error', `the introspection endpoint answered HTTP ${answer.status}`, { reason: `http-${answer.status}` });
     const claims = answer.body;
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
     // `active` alone decides (RFC 7662 2.2); an `exp` already past is refused too, whatever the server says.

@@ -90,7 +90,9 @@ export class ServiceCredential {
     const issuedAt = this.#now();
     const answer = await postForm(tokenUrl, form, headers, this.#options.fetch, 'upstream-credential-failed');
     if (answer.status !== 200 || typeof answer.body.access_token !== 'string' || answer.body.access_token === '') {
-      throw new FacadeError('upstream-credential-failed', `the token endpoint answered HTTP ${answer.status} without an access token`, { reason: `http-${answer.status}` });
+      throw new FacadeError('upstream-credential-failed', `the token endpoint answered HTTP ${answer.status} without an access token`, {
+        reason: `http-${answer.status}`,
+      });
     }
     const expiresIn = typeof answer.body.expires_in === 'number' && answer.body.expires_in > 0 ? answer.body.expires_in : DEFAULT_LIFETIME_S;
     const lifetimeMs = expiresIn * 1000;

@@ -49,7 +49,10 @@ export class BodyBuffers {
   #give(sizeClass: number, buffer: Uint8Array<ArrayBuffer>): void {
     if (this.#idleBytes + buffer.byteLength > this.maxIdleBytes) return;
     let list = this.#idle.get(sizeClass);
-    if (list === undefined) this.#idle.set(sizeClass, (list = []));
+    if (list === undefined) {
+      list = [];
+      this.#idle.set(sizeClass, list);
+    }
     list.push(buffer);
     this.#idleBytes += buffer.byteLength;
   }

@@ -35,7 +35,11 @@ const encoder = new TextEncoder();
 export interface EntrySealing {
   nameOf(cacheKey: string): string | Promise<string>;
   seal(token: string | undefined, name: string, plaintext: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
-  open(token: string | undefined, name: string, sealed: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | undefined | Promise<Uint8Array<ArrayBuffer> | undefined>;
+  open(
+    token: string | undefined,
+    name: string,
+    sealed: Uint8Array<ArrayBuffer>,
+  ): Uint8Array<ArrayBuffer> | undefined | Promise<Uint8Array<ArrayBuffer> | undefined>;
 }
 
 export class EntryCipher implements EntrySealing {
@@ -43,9 +47,7 @@ export class EntryCipher implements EntrySealing {
   readonly #base: Promise<CryptoKey>;
 
   constructor(secret: string) {
-    this.#names = deriveBits(secret, ENTRY_NAMES_INFO).then((bits) =>
-      crypto.subtle.importKey('raw', bits, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
-    );
+    this.#names = deriveBits(secret, ENTRY_NAMES_INFO).then((bits) => crypto.subtle.importKey('raw', bits, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
     this.#base = crypto.subtle.importKey('raw', cacheSecretBytes(secret), 'HKDF', false, ['deriveKey']);
   }
 

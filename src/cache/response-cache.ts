@@ -169,7 +169,13 @@ export class ResponseCache {
    * The shared tier's entry when it has one younger than `maxAgeMs` for this caller, else the
    * upstream's answer, then written to the shared tier in the background (never delaying the answer).
    */
-  #fromSharedOrUpstream(key: string, load: () => Promise<StoredBody>, keepAlive: KeepAlive | undefined, token: string | undefined, maxAgeMs: number): Promise<Loaded> {
+  #fromSharedOrUpstream(
+    key: string,
+    load: () => Promise<StoredBody>,
+    keepAlive: KeepAlive | undefined,
+    token: string | undefined,
+    maxAgeMs: number,
+  ): Promise<Loaded> {
     const tier = this.#options.shared;
     const fromUpstream = () =>
       load().then((body) => {

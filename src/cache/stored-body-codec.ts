@@ -32,7 +32,14 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** The entry as bytes. */
 export function encodeStoredEntry({ body, storedAt }: StoredEntry): Uint8Array<ArrayBuffer> {
   const place = body.bundleId;
-  const header: Header = { v: 2, storedAt, etag: body.etag, resourceIds: body.resourceIds, bodyBytes: body.bytes.byteLength, bundleId: place === undefined ? null : [place.start, place.end] };
+  const header: Header = {
+    v: 2,
+    storedAt,
+    etag: body.etag,
+    resourceIds: body.resourceIds,
+    bodyBytes: body.bytes.byteLength,
+    bundleId: place === undefined ? null : [place.start, place.end],
+  };
   const head = encoder.encode(JSON.stringify(header));
   const bytes = new Uint8Array(4 + head.length + body.bytes.byteLength);
   new DataView(bytes.buffer).setUint32(0, head.length);
@@ -49,7 +56,8 @@ export function decodeStoredEntry(bytes: Uint8Array): StoredEntry | undefined {
     if (4 + headLength > bytes.length) return undefined;
     const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headLength))) as Header;
     const bodyStart = 4 + headLength;
-    if (header.v !== 2 || typeof header.storedAt !== 'number' || typeof header.etag !== 'string' || bytes.length !== bodyStart + header.bodyBytes) return undefined;
+    if (header.v !== 2 || typeof header.storedAt !== 'number' || typeof header.etag !== 'string' || bytes.length !== bodyStart + header.bodyBytes)
+      return undefined;
     // A copy of its own: the stored bytes are shared by every response and must not pin the whole read buffer.
     const bodyBytes = bytes.slice(bodyStart);
     const bundleId = bundleIdIn(header.bundleId, bodyBytes.byteLength);

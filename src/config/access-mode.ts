@@ -79,7 +79,10 @@ const passthrough = settingsObject({ ...PASSTHROUGH, ...refused(serviceKeys, 'on
  * passthrough mode they change nothing, and claim nothing is enforced).
  */
 const serviceDefaults = v.object({
-  UPSTREAM_CLIENT_AUTH_METHOD: v.optional(v.picklist(['client_secret_basic', 'client_secret_post'], 'must be client_secret_basic or client_secret_post'), 'client_secret_basic'),
+  UPSTREAM_CLIENT_AUTH_METHOD: v.optional(
+    v.picklist(['client_secret_basic', 'client_secret_post'], 'must be client_secret_basic or client_secret_post'),
+    'client_secret_basic',
+  ),
   /** How long an introspection answer is reused (never past the token's `exp`). */
   INTROSPECTION_CACHE_MS: integer(30_000, 0, 3_600_000),
   CLOCK_SKEW_SECONDS: integer(60, 0, 600),

@@ -78,7 +78,12 @@ const baseValues = v.object({
   /** Redis or Valkey behind the in-process cache, shared by every process and instance (Node). */
   CACHE_REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\/[^/]/, 'must be a redis:// or rediss:// URL'))),
   /** The secret naming cached callers and entries and keying their encryption: the same on every instance. */
-  CACHE_SECRET: v.optional(v.pipe(v.string(), v.check((text) => cacheSecretBytes(text).length >= MIN_CACHE_SECRET_BYTES, `must be at least ${MIN_CACHE_SECRET_BYTES} bytes (openssl rand -base64 32)`))),
+  CACHE_SECRET: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((text) => cacheSecretBytes(text).length >= MIN_CACHE_SECRET_BYTES, `must be at least ${MIN_CACHE_SECRET_BYTES} bytes (openssl rand -base64 32)`),
+    ),
+  ),
   /** Longest wait for the shared tier on one request: past it, the tier is skipped. */
   CACHE_L2_TIMEOUT_MS: integer(50, 1, 10_000),
   /** How long a stop (SIGTERM, SIGINT) lets requests in progress finish before it cuts them. */
@@ -89,7 +94,10 @@ const baseValues = v.object({
   WORKERS: v.optional(
     v.pipe(
       v.string(),
-      v.check((text) => text === 'auto' || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_WORKERS), `must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+      v.check(
+        (text) => text === 'auto' || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_WORKERS),
+        `must be auto or a whole number from 1 to ${MAX_WORKERS}`,
+      ),
       v.transform((text): 'auto' | number => (text === 'auto' ? 'auto' : Number(text))),
     ),
     '1',

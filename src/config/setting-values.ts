@@ -6,10 +6,7 @@ import * as v from 'valibot';
 
 export const integer = (fallback: number, min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
-  return v.optional(
-    v.pipe(v.string(), v.regex(/^\d+$/, message), v.transform(Number), v.minValue(min, message), v.maxValue(max, message)),
-    String(fallback),
-  );
+  return v.optional(v.pipe(v.string(), v.regex(/^\d+$/, message), v.transform(Number), v.minValue(min, message), v.maxValue(max, message)), String(fallback));
 };
 
 /** The URL a text names, or undefined: valibot runs every check of a pipe, so none may throw on a bad URL. */
@@ -68,21 +65,33 @@ export const privateJwk = v.pipe(
 const TOKEN = /^(?:[^\s|,\\]*\|)?[^\s|,\\]+$/;
 /** Codes selecting an operation's records: FHIR tokens, comma-separated meaning OR (as in a FHIR search). */
 export const tokenList = (fallback: string) =>
-  v.optional(v.pipe(v.string(), v.check((text) => text.split(',').every((token) => TOKEN.test(token)), 'must be FHIR tokens (code or system|code), comma-separated, without spaces')), fallback);
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.check((text) => text.split(',').every((token) => TOKEN.test(token)), 'must be FHIR tokens (code or system|code), comma-separated, without spaces'),
+    ),
+    fallback,
+  );
 
 /** An include value `Type:param[:Target]`, `*` for all, `!Type:param` an exception to `*`; or `none`. */
 const INCLUDE_ITEM = /^(\*|!?[A-Z][A-Za-z]+:[a-z][A-Za-z0-9-]*(:[A-Z][A-Za-z]+)?)$/;
 export const includeList = v.optional(
   v.pipe(
     v.string(),
-    v.check((text) => text === 'none' || text.split(',').every((item) => INCLUDE_ITEM.test(item)), 'must be none or a comma-separated list of Type:param, * (all) and !Type:param (all but)'),
+    v.check(
+      (text) => text === 'none' || text.split(',').every((item) => INCLUDE_ITEM.test(item)),
+      'must be none or a comma-separated list of Type:param, * (all) and !Type:param (all but)',
+    ),
     v.check((text) => !text.includes('!') || text.split(',').includes('*'), 'an exception (!Type:param) needs * in the same list'),
   ),
 );
 /** Search parameters as `Type:param` (the server's own `_` parameters are always taken). */
 const PARAM_ITEM = /^[A-Z][A-Za-z]+:[a-z][A-Za-z0-9-]*$/;
 export const paramList = v.optional(
-  v.pipe(v.string(), v.check((text) => text === 'none' || text.split(',').every((item) => PARAM_ITEM.test(item)), 'must be none or a comma-separated list of Type:param')),
+  v.pipe(
+    v.string(),
+    v.check((text) => text === 'none' || text.split(',').every((item) => PARAM_ITEM.test(item)), 'must be none or a comma-separated list of Type:param'),
+  ),
 );
 
 /** `OTEL_EXPORTER_OTLP_HEADERS`: `name=value` pairs, comma-separated, values percent-encoded (OpenTelemetry's form). */

@@ -61,8 +61,7 @@ function compileValueTest(c: SearchCriterion, referenceTargets?: ReadonlySet<str
     }
     case 'number': {
       const tests = c.values.map(parseNumberTest);
-      return (values) =>
-        convertToSearchableNumbers(values).some(([lo, hi]) => tests.some((t) => t(lo ?? -Infinity, hi ?? Infinity)));
+      return (values) => convertToSearchableNumbers(values).some(([lo, hi]) => tests.some((t) => t(lo ?? -Infinity, hi ?? Infinity)));
     }
     case 'quantity':
       return quantityTest(c);
@@ -77,12 +76,10 @@ function tokenTest(c: SearchCriterion): (values: TypedValue[]) => boolean {
   const tokensOf = (values: TypedValue[]) => convertToSearchableTokens(values, { textSearchSystem: TEXT_SYSTEM });
   if (c.modifier === 'text') {
     const needles = c.values.map(fold);
-    return (values) =>
-      tokensOf(values).some((t) => t.system === TEXT_SYSTEM && needles.some((n) => fold(t.value ?? '').includes(n)));
+    return (values) => tokensOf(values).some((t) => t.system === TEXT_SYSTEM && needles.some((n) => fold(t.value ?? '').includes(n)));
   }
   const wanted = c.values.map(parseTokenValue);
-  const anyMatch = (values: TypedValue[]) =>
-    tokensOf(values).some((t) => t.system !== TEXT_SYSTEM && wanted.some((w) => w(t.system, t.value)));
+  const anyMatch = (values: TypedValue[]) => tokensOf(values).some((t) => t.system !== TEXT_SYSTEM && wanted.some((w) => w(t.system, t.value)));
   // :not matches resources with no matching token, including those without the element
   return c.modifier === 'not' ? (values) => !anyMatch(values) : anyMatch;
 }
@@ -126,9 +123,7 @@ function searchableStrings(values: TypedValue[]): string[] {
     } else if (type === 'HumanName') {
       result.push(...strings(value.text, value.family, value.given, value.prefix, value.suffix));
     } else if (type === 'Address') {
-      result.push(
-        ...strings(value.text, value.line, value.city, value.district, value.state, value.postalCode, value.country)
-      );
+      result.push(...strings(value.text, value.line, value.city, value.district, value.state, value.postalCode, value.country));
     } else {
       const text = typedValueToString({ type, value });
       if (text) {
@@ -242,8 +237,8 @@ function quantityTest(c: SearchCriterion): (values: TypedValue[]) => boolean {
           typeof q.value === 'number' &&
           t.compare(q.value, q.value) &&
           (!t.system || q.system === t.system) &&
-          (!t.code || q.code === t.code || (!t.system && q.unit === t.code))
-      )
+          (!t.code || q.code === t.code || (!t.system && q.unit === t.code)),
+      ),
     );
 }
 

@@ -62,8 +62,7 @@ export async function startEmbeddedFhir(options: EmbeddedFhirOptions): Promise<E
     async load(bundles) {
       const summary = await loadBundles(store, bundles, {
         // Conditional creates (ifNoneExist) are answered by the server's own search
-        findExisting: (type, query) =>
-          findMatches(searchCtx, parseSearch(type, [...new URLSearchParams(query).entries()], limits)).map((r) => r.id),
+        findExisting: (type, query) => findMatches(searchCtx, parseSearch(type, [...new URLSearchParams(query).entries()], limits)).map((r) => r.id),
       });
       // Patient-scoped searches are the common case; index them now rather than on first request
       for (const type of Object.keys(summary)) {

@@ -171,7 +171,7 @@ class HttpOutcome extends Error {
   constructor(
     readonly status: number,
     readonly code: IssueCode,
-    message: string
+    message: string,
   ) {
     super(message);
   }

@@ -39,11 +39,7 @@ const bundleSources = new WeakMap<Bundle, string>();
 const nextIds = new WeakMap<IndexedMemoryRepository, Map<string, number>>();
 
 /** Loads bundles in order (each one all-or-nothing as far as validation goes). */
-export async function loadBundles(
-  store: IndexedMemoryRepository,
-  bundles: readonly Bundle[],
-  options: LoadOptions = {}
-): Promise<LoadSummary> {
+export async function loadBundles(store: IndexedMemoryRepository, bundles: readonly Bundle[], options: LoadOptions = {}): Promise<LoadSummary> {
   const byType: Record<string, number> = {};
   for (const [index, bundle] of bundles.entries()) {
     const label = bundleSources.get(bundle) ?? `Bundle ${index}${bundle.id ? ` (id ${bundle.id})` : ''}`;

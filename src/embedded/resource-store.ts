@@ -62,7 +62,7 @@ export class IndexedMemoryRepository extends MemoryRepository {
     if (idsChanged) {
       this.sortedIds.delete(resourceType);
     }
-    const prefix = resourceType + ':';
+    const prefix = `${resourceType}:`;
     for (const key of this.referenceIndexes.keys()) {
       if (key.startsWith(prefix)) {
         this.referenceIndexes.delete(key);
@@ -122,7 +122,7 @@ export class IndexedMemoryRepository extends MemoryRepository {
   }
 
   private getReferenceIndex(resourceType: string, code: string): ReferenceIndex {
-    const key = resourceType + ':' + code;
+    const key = `${resourceType}:${code}`;
     let index = this.referenceIndexes.get(key);
     if (!index) {
       index = new Map();

@@ -29,10 +29,7 @@ export function executeSearch(ctx: SearchContext, search: ParsedSearch): Bundle 
   const matches = findMatches(ctx, search);
   const page = search.count === 0 ? [] : matches.slice(search.offset, search.offset + search.count);
   const included = collectIncludes(ctx, search, page);
-  const entry: BundleEntry[] = [
-    ...page.map((r) => toEntry(ctx, search, r, 'match')),
-    ...included.map((r) => toEntry(ctx, search, r, 'include')),
-  ];
+  const entry: BundleEntry[] = [...page.map((r) => toEntry(ctx, search, r, 'match')), ...included.map((r) => toEntry(ctx, search, r, 'include'))];
   return {
     resourceType: 'Bundle',
     id: crypto.randomUUID(),
@@ -98,7 +95,7 @@ export function referenceTargets(ctx: SearchContext, criterion: SearchCriterion)
   }
   const typeModifier = criterion.modifier && criterion.modifier !== 'identifier' ? criterion.modifier : undefined;
   for (const raw of criterion.values) {
-    let value = raw.startsWith(ctx.baseUrl + '/') ? raw.slice(ctx.baseUrl.length + 1) : raw;
+    let value = raw.startsWith(`${ctx.baseUrl}/`) ? raw.slice(ctx.baseUrl.length + 1) : raw;
     value = value.replace(/\/_history\/.*$/, '');
     if (value.includes('/') || value.includes(':')) {
       result.add(value);
@@ -150,13 +147,11 @@ function sortValue(values: TypedValue[], key: SortKey): SortValue {
   };
   if (key.param.code === '_id') {
     // Same order as compareIds: numeric ids by value, before the others
-    return pick(values.map((v) => String(v.value)).map((id) => (/^\d+$/.test(id) ? '0' + id.padStart(64, '0') : '1' + id)));
+    return pick(values.map((v) => String(v.value)).map((id) => (/^\d+$/.test(id) ? `0${id.padStart(64, '0')}` : `1${id}`)));
   }
   switch (key.param.type) {
     case 'date':
-      return pick(
-        convertToSearchableDates(values).map((p) => (key.descending ? (p.end ?? p.start) : (p.start ?? p.end)) ?? '')
-      );
+      return pick(convertToSearchableDates(values).map((p) => (key.descending ? (p.end ?? p.start) : (p.start ?? p.end)) ?? ''));
     case 'number':
       return pick(convertToSearchableNumbers(values).map(([lo, hi]) => (key.descending ? hi : lo) ?? 0));
     case 'quantity':
@@ -220,7 +215,7 @@ function collectIncludes(ctx: SearchContext, search: ParsedSearch, page: readonl
 
 /** A `Type/id` reference (or an absolute one on this server) to a stored resource, if present. */
 function resolveReference(ctx: SearchContext, reference: string, targetType?: string): StoredResource | undefined {
-  const local = reference.startsWith(ctx.baseUrl + '/') ? reference.slice(ctx.baseUrl.length + 1) : reference;
+  const local = reference.startsWith(`${ctx.baseUrl}/`) ? reference.slice(ctx.baseUrl.length + 1) : reference;
   const [type, id, ...rest] = local.split('/');
   if (!type || !id || rest.length > 0 || (targetType && type !== targetType)) {
     return undefined;

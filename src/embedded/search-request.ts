@@ -49,18 +49,7 @@ export interface PagingLimits {
 }
 
 /** Result parameters this server accepts (they shape the result rather than filter it). */
-const RESULT_PARAMS = new Set([
-  '_count',
-  '_offset',
-  '_include',
-  '_revinclude',
-  '_sort',
-  '_elements',
-  '_summary',
-  '_total',
-  '_format',
-  '_pretty',
-]);
+const RESULT_PARAMS = new Set(['_count', '_offset', '_include', '_revinclude', '_sort', '_elements', '_summary', '_total', '_format', '_pretty']);
 
 /** Search parameter types this server evaluates (composite and special are refused with 400). */
 export const SUPPORTED_PARAM_TYPES: ReadonlySet<string> = new Set(['reference', 'token', 'date', 'string', 'uri', 'number', 'quantity']);
@@ -80,12 +69,7 @@ const SUPPORTED_MODIFIERS: Record<string, readonly string[]> = {
  * Parses and checks a search. `lenient` (from `Prefer: handling=lenient`) drops unknown
  * parameters instead of rejecting them, as the FHIR spec allows.
  */
-export function parseSearch(
-  resourceType: string,
-  query: readonly (readonly [string, string])[],
-  limits: PagingLimits,
-  lenient = false
-): ParsedSearch {
+export function parseSearch(resourceType: string, query: readonly (readonly [string, string])[], limits: PagingLimits, lenient = false): ParsedSearch {
   const criteria: SearchCriterion[] = [];
   const sort: SortKey[] = [];
   const include: IncludeSpec[] = [];
@@ -124,7 +108,10 @@ export function parseSearch(
           summary = parseSummary(value);
           break;
         case '_elements':
-          elements = value.split(',').map((e) => e.trim()).filter(Boolean);
+          elements = value
+            .split(',')
+            .map((e) => e.trim())
+            .filter(Boolean);
           break;
         case '_format':
           checkFormat(value);
@@ -142,7 +129,7 @@ export function parseSearch(
       throw invalid(
         param || code === '_has'
           ? `Chained and reverse-chained search parameters are not supported: ${key}`
-          : `Unknown search parameter for ${resourceType}: ${code}`
+          : `Unknown search parameter for ${resourceType}: ${code}`,
       );
     }
     linkParams.push([key, value]);
@@ -202,7 +189,7 @@ function parseInclude(name: string, modifier: string, value: string, resourceTyp
     throw invalid(`${name} must be <ResourceType>:<search parameter>[:<target type>], got ${value}`);
   }
   const param = getSearchParam(sourceType, code);
-  if (!param || param.type !== 'reference') {
+  if (param?.type !== 'reference') {
     throw invalid(`${name}=${value}: ${sourceType} has no reference search parameter ${code}`);
   }
   if (name === '_include' && modifier === '' && sourceType !== resourceType) {

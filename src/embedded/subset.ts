@@ -12,11 +12,7 @@ const ALWAYS_KEPT = new Set(['resourceType', 'id', 'meta']);
  * The resource as the search asked for it. Returns the stored object itself when nothing is
  * removed (it is only serialized), or a shallow copy holding the kept top-level elements.
  */
-export function subsetResource(
-  resource: Resource,
-  summary: ParsedSearch['summary'],
-  elements: readonly string[] | undefined
-): Resource {
+export function subsetResource(resource: Resource, summary: ParsedSearch['summary'], elements: readonly string[] | undefined): Resource {
   let keep: (name: string) => boolean;
   if (summary === 'true' || summary === 'text') {
     const schema = tryGetDataType(resource.resourceType);

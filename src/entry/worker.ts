@@ -19,11 +19,17 @@ function buildFacade(env: Record<string, unknown>, logger: Logger, origin: strin
   // Only string bindings (vars and secrets) are configuration.
   const strings = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const config = parseConfig(strings);
-  if (config.CACHE_REDIS_URL !== undefined) throw new ConfigError(['CACHE_REDIS_URL: not on Workers (the shared tier here is the Cache API, on with CACHE_SECRET)']);
+  if (config.CACHE_REDIS_URL !== undefined)
+    throw new ConfigError(['CACHE_REDIS_URL: not on Workers (the shared tier here is the Cache API, on with CACHE_SECRET)']);
   const edgeCache = config.CACHE_SECRET === undefined ? undefined : defaultEdgeCache();
   // Loads are not shared across requests here, nor are spans sent on a timer: a request's I/O and timers die with it in workerd.
   return assembleFacade(config, {
-    upstreamUrl: requireUpstream(config), transport: fetchTransport(), logger, audit: jsonAuditSink(), shareCacheLoads: false, timersOutliveRequests: false,
+    upstreamUrl: requireUpstream(config),
+    transport: fetchTransport(),
+    logger,
+    audit: jsonAuditSink(),
+    shareCacheLoads: false,
+    timersOutliveRequests: false,
     sharedTier: edgeCache === undefined ? undefined : edgeCacheTier(edgeCache, new URL(origin).origin),
   });
 }
@@ -46,7 +52,10 @@ export function createWorker(logger: Logger = jsonLogger()): { fetch(request: Re
         if (!misconfigured) logger('error', 'invalid configuration: every request is answered 503', { problems: error.problems.join('; ') });
         misconfigured = true;
         const outcome = toOperationOutcome(new FacadeError('service-unavailable'));
-        return new Response(JSON.stringify(outcome), { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+        return new Response(JSON.stringify(outcome), {
+          status: 503,
+          headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+        });
       }
       const response = await facade.app.fetch(request, env, ctx as never);
       // The request's spans are sent after the answer, kept alive by the runtime (nothing to send with tracing off).

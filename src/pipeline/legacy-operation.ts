@@ -121,17 +121,21 @@ async function search(route: SearchRoute, request: PreparedRequest, deps: Pipeli
       const shape = ownEntry(route.includedEntries, resource.resourceType);
       if (shape) entries.push(mapEntry(resource, shape, context));
     }
-    const payload =
-      route.envelope === 'array'
-        ? entries.map((entry) => entry.resource)
-        : legacyBundle(route.bundleType, entries, deps.newBundleId());
+    const payload = route.envelope === 'array' ? entries.map((entry) => entry.resource) : legacyBundle(route.bundleType, entries, deps.newBundleId());
     if (span?.recording) span.set('facade.records', entries.length);
     return { payload, upstreamPages: result.pages, resourceIds: idsOf([...matches, ...included]) };
   });
 }
 
 function planDeps(deps: PipelineDeps, trace: Span | undefined): PlanDeps {
-  return { client: deps.client, knowledge: deps.knowledge, siteCodes: deps.siteCodes, upstream: deps.upstream ?? passthroughAccess.upstream, onFallback: deps.onFallback, trace };
+  return {
+    client: deps.client,
+    knowledge: deps.knowledge,
+    siteCodes: deps.siteCodes,
+    upstream: deps.upstream ?? passthroughAccess.upstream,
+    onFallback: deps.onFallback,
+    trace,
+  };
 }
 
 async function readRecord(route: ReadRoute, request: PreparedRequest, deps: PipelineDeps, trace: Span | undefined): Promise<PipelineResult> {
@@ -176,4 +180,3 @@ function idsOf(resources: FhirResource[]): string[] {
 function mapEntry(resource: FhirResource, shape: LegacyShape, context: MapContext): MappedEntry {
   return { resourceType: resource.resourceType, id: shape.withoutId ? '' : (resource.id ?? ''), resource: shape.map(resource, context) };
 }
-

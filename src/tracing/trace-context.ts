@@ -49,7 +49,10 @@ const TRACESTATE_MEMBER =
  */
 export function validTracestate(header: string | undefined): string | undefined {
   if (header === undefined || header.length > MAX_TRACESTATE_LENGTH) return undefined;
-  const members = header.split(',').map((member) => member.trim()).filter((member) => member !== '');
+  const members = header
+    .split(',')
+    .map((member) => member.trim())
+    .filter((member) => member !== '');
   if (members.length === 0 || members.length > MAX_TRACESTATE_MEMBERS) return undefined;
   return members.every((member) => TRACESTATE_MEMBER.test(member)) ? header : undefined;
 }

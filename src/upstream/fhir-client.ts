@@ -175,7 +175,16 @@ export class FhirClient {
     try {
       // The deadline (for retries) and the resource type (the bulkhead share) of the call this request belongs to.
       // The span and page go along for tracing only (src/upstream/traced-transport.ts).
-      return await this.#options.transport({ url, headers, signal, maxBodyBytes: this.#options.maxBodyBytes, deadline: deadline.at, partition, trace: deadline.trace, page });
+      return await this.#options.transport({
+        url,
+        headers,
+        signal,
+        maxBodyBytes: this.#options.maxBodyBytes,
+        deadline: deadline.at,
+        partition,
+        trace: deadline.trace,
+        page,
+      });
     } catch (error) {
       if (error instanceof FacadeError) throw error;
       if (signal.aborted) throw new FacadeError('upstream-timeout', undefined, { cause: error, reason: 'timeout' });
@@ -253,4 +262,3 @@ function isOutcome(entry: BundleEntry): boolean {
 function isMatch(entry: BundleEntry, type: string): boolean {
   return entry.resource.resourceType === type && entry.mode !== 'include';
 }
-

@@ -169,5 +169,10 @@ export { isObject };
 const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
 
 function isResource(value: unknown): value is FhirResource {
-  return isObject(value) && typeof value.resourceType === 'string' && RESOURCE_TYPE.test(value.resourceType) && (value.id === undefined || typeof value.id === 'string');
+  return (
+    isObject(value) &&
+    typeof value.resourceType === 'string' &&
+    RESOURCE_TYPE.test(value.resourceType) &&
+    (value.id === undefined || typeof value.id === 'string')
+  );
 }

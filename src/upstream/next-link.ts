@@ -70,7 +70,6 @@ function pathOnOurBase(target: URL, base: URL, serverBase: string | undefined): 
   return `${ours}${target.pathname.slice(server.pathname.replace(/\/+$/, '').length)}` || '/';
 }
 
-
 function isUnderBasePath(path: string, basePath: string): boolean {
   const base = basePath.replace(/\/+$/, '');
   if (base === '') return true;

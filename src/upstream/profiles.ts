@@ -29,7 +29,8 @@ export const UPSTREAM_PROFILES = {
     unsupportedParams: ['Specimen:patient', 'Provenance:patient', 'Communication:patient', 'List:patient', 'Appointment:patient'],
     // An include goes by its search parameter: without Specimen `patient` there is no `_include=Specimen:patient` (inferred).
     unsupportedIncludes: ['Specimen:patient'],
-    source: 'UPSTREAMS.md §5 HealthLake: `_count` max 100 (devguide/search-healthlake.html); unsupported patient params (devguide/supported-search-parameters.html)',
+    source:
+      'UPSTREAMS.md §5 HealthLake: `_count` max 100 (devguide/search-healthlake.html); unsupported patient params (devguide/supported-search-parameters.html)',
   },
   epic: { source: 'UPSTREAMS.md §6 Epic: include support and `_count` cap not found; left to /metadata and observation' },
   'oracle-health': {
@@ -37,7 +38,8 @@ export const UPSTREAM_PROFILES = {
     unsupportedIncludes: ['*'],
     unsupportedRevincludes: ['*', '!Provenance:target'],
     unsupportedParams: ['Goal:category'],
-    source: 'UPSTREAMS.md §7 Oracle Health/Cerner R4: `_revinclude` only Provenance:target, `_include` only on Slot (observation.md, encounter.md, slot.md); Goal has no category (goal.md); DiagnosticReport max 100, Observation 200 (diagnostic-report.md, observation.md)',
+    source:
+      'UPSTREAMS.md §7 Oracle Health/Cerner R4: `_revinclude` only Provenance:target, `_include` only on Slot (observation.md, encounter.md, slot.md); Goal has no category (goal.md); DiagnosticReport max 100, Observation 200 (diagnostic-report.md, observation.md)',
   },
   smile: { pageCap: 200, source: 'UPSTREAMS.md §8 Smile CDR: HAPI JPA storage, so §1 defaults (inferred)' },
   firely: { pageCap: 50, source: 'UPSTREAMS.md §9 Firely Server: MaxCount 50 (appsettings_reference.rst)' },
@@ -63,7 +65,12 @@ export interface UpstreamSetup {
   pageSize: number;
 }
 
-type SetupKeys = 'UPSTREAM_PROFILE' | 'UPSTREAM_UNSUPPORTED_INCLUDES' | 'UPSTREAM_UNSUPPORTED_REVINCLUDES' | 'UPSTREAM_UNSUPPORTED_PARAMS' | 'UPSTREAM_PAGE_SIZE';
+type SetupKeys =
+  | 'UPSTREAM_PROFILE'
+  | 'UPSTREAM_UNSUPPORTED_INCLUDES'
+  | 'UPSTREAM_UNSUPPORTED_REVINCLUDES'
+  | 'UPSTREAM_UNSUPPORTED_PARAMS'
+  | 'UPSTREAM_PAGE_SIZE';
 
 /**
  * A site's key replaces the profile's item as a whole (`none` empties it). The site's items sit

@@ -79,7 +79,7 @@ function isThrottled(response: TransportResponse): boolean {
 }
 
 function throttled(status: number, why: 'deadline' | 'attempts', waitMs: number): FacadeError {
-  const detail = why === 'deadline' ? 'it asked to wait past this request\'s deadline' : 'it was still throttling after the last retry';
+  const detail = why === 'deadline' ? "it asked to wait past this request's deadline" : 'it was still throttling after the last retry';
   // The caller is told to come back when the upstream said it would take requests again.
   const retryAfterSeconds = Math.min(3600, Math.max(1, Math.ceil(waitMs / 1000)));
   return new FacadeError('upstream-throttled', detail, { reason: `http-${status}`, retryAfterSeconds });

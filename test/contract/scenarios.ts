@@ -40,7 +40,11 @@ const read = (idFrom: string): RouteScenario => ({ query: '', idFrom, withoutTok
 export const SCENARIOS: Record<string, RouteScenario> = {
   'DiagnosticReport.search': search(200, { code: '4548-4', category: 'LAB', date: 'ge2024-01-01' }),
   'DiagnosticReport.read': read('DiagnosticReport?patient=Patient/{patient}'),
-  'DiagnosticReport.search-post': search(200, { code: 'http://loinc.org|4548-4', category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB', date: 'le2024-01-01' }),
+  'DiagnosticReport.search-post': search(200, {
+    code: 'http://loinc.org|4548-4',
+    category: 'http://terminology.hl7.org/CodeSystem/v2-0074|LAB',
+    date: 'le2024-01-01',
+  }),
   'CarePlan.search': search(200, { category: 'assess-plan' }),
   'CarePlan.read': read('CarePlan?patient=Patient/{patient}'),
   'CarePlan.search-post': search(200, { category: 'assess-plan' }),

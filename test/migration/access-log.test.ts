@@ -39,10 +39,21 @@ function expectNoToken(text: string, what: string): void {
 describe('a log line', () => {
   it('of the common and the combined format is read as the request it logged', () => {
     expect(kept(commonLine('GET /api/DiagnosticReport?patient=1&start_date=2024-01-01 HTTP/1.1'))).toEqual({
-      method: 'GET', path: '/api/DiagnosticReport', query: [['patient', '1'], ['start_date', '2024-01-01']], withToken: false, endpoint: 'GET /api/DiagnosticReport',
+      method: 'GET',
+      path: '/api/DiagnosticReport',
+      query: [
+        ['patient', '1'],
+        ['start_date', '2024-01-01'],
+      ],
+      withToken: false,
+      endpoint: 'GET /api/DiagnosticReport',
     });
     expect(kept(combinedLine('GET /Encounter/pdex-1.2?patient=1 HTTP/2.0', 404))).toEqual({
-      method: 'GET', path: '/Encounter/pdex-1.2', query: [['patient', '1']], withToken: false, endpoint: 'GET /Encounter/:id',
+      method: 'GET',
+      path: '/Encounter/pdex-1.2',
+      query: [['patient', '1']],
+      withToken: false,
+      endpoint: 'GET /Encounter/:id',
     });
     // HTTP/0.9 has no protocol; the fields before the time may be more or fewer (a virtual host first), or hold spaces.
     expect(kept('legacy.example.org:443 127.0.0.1 - alice smith [10/Oct/2026:13:55:36 -0400] "GET /Orders?patient=2" 304 -').endpoint).toBe('GET /Orders');
@@ -62,7 +73,12 @@ describe('a log line', () => {
   it('has its parameters in one canonical order: by name, the values of one name in their order', () => {
     const a = kept(commonLine('GET /Observation?patient=1&date=ge2024&code=x&date=le2025 HTTP/1.1'));
     const b = kept(commonLine('GET /Observation?date=ge2024&code=x&date=le2025&patient=1 HTTP/1.1'));
-    expect(a.query).toEqual([['code', 'x'], ['date', 'ge2024'], ['date', 'le2025'], ['patient', '1']]);
+    expect(a.query).toEqual([
+      ['code', 'x'],
+      ['date', 'ge2024'],
+      ['date', 'le2025'],
+      ['patient', '1'],
+    ]);
     expect(requestKey(a)).toBe(requestKey(b));
     const swapped = kept(commonLine('GET /Observation?patient=1&date=le2025&code=x&date=ge2024 HTTP/1.1'));
     expect(requestKey(swapped)).not.toBe(requestKey(a));
@@ -248,7 +264,12 @@ describe('sampling per endpoint', () => {
     for (const { request, lines: count } of sampled.requests) expect(count).toBe(fullCounts.get(requestKey(request)));
     expect(drawn(await selectLogRequests([shuffled], { sample: 5, seed: 'team-a' }))).toEqual(drawn(sampled));
     expect(drawn(await selectLogRequests([inOrder], { sample: 5, seed: 'team-a' }))).toEqual(drawn(sampled));
-    expect(selectionReport(sampled)).toContain('  GET /Encounter/:id: 120 lines, 5 requests kept (standing for '.concat(String(sampled.endpoints.get('GET /Encounter/:id')?.requestLines), ' of the lines)'));
+    expect(selectionReport(sampled)).toContain(
+      '  GET /Encounter/:id: 120 lines, 5 requests kept (standing for '.concat(
+        String(sampled.endpoints.get('GET /Encounter/:id')?.requestLines),
+        ' of the lines)',
+      ),
+    );
   });
 
   it('draws another sample with another seed, and everything when N exceeds the distinct requests', async () => {
@@ -282,7 +303,11 @@ describe('a large log', () => {
     expectNoToken(requestsFileText(selection), 'requests file');
 
     const small = join(dir, 'small.log');
-    await writeLog(dir, 'small.log', Array.from({ length: 5000 }, (_, index) => commonLine(`GET /Orders?patient=${index % 50}&access_token=${token} HTTP/1.1`)));
+    await writeLog(
+      dir,
+      'small.log',
+      Array.from({ length: 5000 }, (_, index) => commonLine(`GET /Orders?patient=${index % 50}&access_token=${token} HTTP/1.1`)),
+    );
     await writeFile(`${small}.gz`, gzipSync(await readFile(small)));
     const gzipped = await selectLogRequests([`${small}.gz`]);
     expect([gzipped.linesRead, gzipped.requests.length, gzipped.requests[0]!.lines]).toEqual([5000, 50, 100]);

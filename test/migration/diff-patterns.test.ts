@@ -15,28 +15,55 @@ import { compareExchanges, type DiffReport, type RequestComparison } from '../..
 const json = (status: number, body: unknown) => ({ status, headers: { 'content-type': 'application/json' }, bodyText: JSON.stringify(body) });
 
 /** One request's comparison, its differences found by the real comparison of the two bodies. */
-function compared(method: 'GET' | 'POST', target: string, left: unknown, right: unknown, rules: DiffRules = DEFAULT_RULES, statuses: [number, number] = [200, 200]): RequestComparison {
+function compared(
+  method: 'GET' | 'POST',
+  target: string,
+  left: unknown,
+  right: unknown,
+  rules: DiffRules = DEFAULT_RULES,
+  statuses: [number, number] = [200, 200],
+): RequestComparison {
   const path = target.split('?')[0]!;
   return {
     request: `${method} ${target}`,
     endpoint: endpointOf({ method, path }),
     leftStatus: statuses[0],
     rightStatus: statuses[1],
-    differences: compareExchanges(typeof left === 'string' ? { ...json(statuses[0], null), bodyText: left } : json(statuses[0], left),
-      typeof right === 'string' ? { ...json(statuses[1], null), bodyText: right } : json(statuses[1], right), rules),
+    differences: compareExchanges(
+      typeof left === 'string' ? { ...json(statuses[0], null), bodyText: left } : json(statuses[0], left),
+      typeof right === 'string' ? { ...json(statuses[1], null), bodyText: right } : json(statuses[1], right),
+      rules,
+    ),
   };
 }
 
 const observations = (id: string, issued: string[], value = 1) => ({
-  resourceType: 'Bundle', id, type: 'searchset',
-  entry: issued.map((at, index) => ({ full_url: `/Observation/${index + 1}`, resource: { resourceType: 'Observation', id: String(index + 1), issued: at, valueQuantity: { value } } })),
+  resourceType: 'Bundle',
+  id,
+  type: 'searchset',
+  entry: issued.map((at, index) => ({
+    full_url: `/Observation/${index + 1}`,
+    resource: { resourceType: 'Observation', id: String(index + 1), issued: at, valueQuantity: { value } },
+  })),
 });
-const report = (comparisons: RequestComparison[], noise?: RequestComparison[]): DiffReport =>
-  ({ left: 'recordings', right: 'http://target', comparisons, ...(noise ? { noise: { dir: 'noise', comparisons: noise, unmatched: comparisons.length - noise.length } } : {}) });
+const report = (comparisons: RequestComparison[], noise?: RequestComparison[]): DiffReport => ({
+  left: 'recordings',
+  right: 'http://target',
+  comparisons,
+  ...(noise ? { noise: { dir: 'noise', comparisons: noise, unmatched: comparisons.length - noise.length } } : {}),
+});
 
 describe('patterns: paths', () => {
   it('generalize every index and entry label to [*], in the rule syntax, and match what they came from', () => {
-    const concrete = [keySegment('entry'), labelSegment('full_url=/Observation/5'), keySegment('resource'), keySegment('code'), keySegment('coding'), labelSegment(0), keySegment('code')];
+    const concrete = [
+      keySegment('entry'),
+      labelSegment('full_url=/Observation/5'),
+      keySegment('resource'),
+      keySegment('code'),
+      keySegment('coding'),
+      labelSegment(0),
+      keySegment('code'),
+    ];
     expect(patternOf(concrete)).toBe('$.entry[*].resource.code.coding[*].code');
     for (const segments of [concrete, [keySegment('a b'), labelSegment(3)], [keySegment("it's]\\odd"), keySegment('x')], []]) {
       expect(ruleMatches(parsePathRule(patternOf(segments)), segments), patternOf(segments)).toBe(true);
@@ -79,15 +106,21 @@ describe('patterns: kinds', () => {
 
   it('keep missing, extra and key order', () => {
     const { differences } = compared('GET', '/x', '{"a":1,"b":2,"c":3}', '{"b":2,"a":1,"d":4}', { ...DEFAULT_RULES, keyOrder: true });
-    expect(differences.map((difference) => [patternPath(difference), patternKind(difference)])).toEqual([['$', 'key-order'], ['$.c', 'missing'], ['$.d', 'extra']]);
+    expect(differences.map((difference) => [patternPath(difference), patternKind(difference)])).toEqual([
+      ['$', 'key-order'],
+      ['$.c', 'missing'],
+      ['$.d', 'extra'],
+    ]);
   });
 });
 
 describe('grouping', () => {
-  const instants = (count: number, zone: 'offset' | 'utc') => Array.from({ length: count }, (_, i) =>
-    (zone === 'offset' ? `2020-01-1${i}T09:30:00-05:00` : `2020-01-1${i}T14:30:00.000+00:00`));
+  const instants = (count: number, zone: 'offset' | 'utc') =>
+    Array.from({ length: count }, (_, i) => (zone === 'offset' ? `2020-01-1${i}T09:30:00-05:00` : `2020-01-1${i}T14:30:00.000+00:00`));
   const site = () => [
-    ...[1, 2, 3, 4, 5].map((patient) => compared('GET', `/Observation?patient=${patient}`, observations('a', instants(patient, 'offset')), observations('b', instants(patient, 'utc')))),
+    ...[1, 2, 3, 4, 5].map((patient) =>
+      compared('GET', `/Observation?patient=${patient}`, observations('a', instants(patient, 'offset')), observations('b', instants(patient, 'utc'))),
+    ),
     compared('GET', '/api/DiagnosticReport/7', observations('a', instants(2, 'offset')), observations('b', instants(2, 'utc'))),
     compared('GET', '/Observation?patient=6', observations('a', []), observations('b', [])),
     compared('GET', '/Orders?patient=1', [{ code: 'x', value: 1.0 }], [{ code: 'x', value: 2 }]),
@@ -96,32 +129,53 @@ describe('grouping', () => {
   it('counts requests and differences per pattern, lists the endpoints, takes a few examples from different requests', () => {
     const grouped = groupReport(report(site()));
     expect(grouped.patterns.map(({ path, kind, requests, differences, endpoints }) => ({ path, kind, requests, differences, endpoints }))).toEqual([
-      { path: '$.entry[*].resource.issued', kind: 'format', requests: 6, differences: 1 + 2 + 3 + 4 + 5 + 2, endpoints: ['GET /Observation', 'GET /api/DiagnosticReport/:id'] },
+      {
+        path: '$.entry[*].resource.issued',
+        kind: 'format',
+        requests: 6,
+        differences: 1 + 2 + 3 + 4 + 5 + 2,
+        endpoints: ['GET /Observation', 'GET /api/DiagnosticReport/:id'],
+      },
       { path: '$[*].value', kind: 'value', requests: 1, differences: 1, endpoints: ['GET /Orders'] },
     ]);
     const [format] = grouped.patterns;
     expect(format!.examples).toHaveLength(MAX_EXAMPLES);
-    expect(format!.examples.map((example) => example.request)).toEqual(['GET /Observation?patient=1', 'GET /Observation?patient=2', 'GET /Observation?patient=3']);
-    expect(format!.examples[0]).toEqual({ request: 'GET /Observation?patient=1', path: '$.entry[full_url=/Observation/1].resource.issued', left: '"2020-01-10T09:30:00-05:00"', right: '"2020-01-10T14:30:00.000+00:00"' });
+    expect(format!.examples.map((example) => example.request)).toEqual([
+      'GET /Observation?patient=1',
+      'GET /Observation?patient=2',
+      'GET /Observation?patient=3',
+    ]);
+    expect(format!.examples[0]).toEqual({
+      request: 'GET /Observation?patient=1',
+      path: '$.entry[full_url=/Observation/1].resource.issued',
+      left: '"2020-01-10T09:30:00-05:00"',
+      right: '"2020-01-10T14:30:00.000+00:00"',
+    });
     expect(grouped.outcome).toBe('differs');
     expect(grouped.endpoints.map(({ endpoint, verdict, requests, open }) => [endpoint, verdict, requests, open])).toEqual([
-      ['GET /Observation', 'differs', 6, 15], ['GET /Orders', 'differs', 1, 1], ['GET /api/DiagnosticReport/:id', 'differs', 1, 2],
+      ['GET /Observation', 'differs', 6, 15],
+      ['GET /Orders', 'differs', 1, 1],
+      ['GET /api/DiagnosticReport/:id', 'differs', 1, 2],
     ]);
   });
 
   it('accepts what a rule names, with its reason, and keeps it in the report', () => {
-    const rules = rulesFrom({ accept: [
-      { path: '$.entry[*].resource.issued', kind: 'format', reason: 'instants in UTC; clients parse them' },
-      { path: '$[*].value', kind: 'format', reason: 'not this kind' },
-      { path: 'status', kind: 'value', reason: 'matches nothing here' },
-    ] });
+    const rules = rulesFrom({
+      accept: [
+        { path: '$.entry[*].resource.issued', kind: 'format', reason: 'instants in UTC; clients parse them' },
+        { path: '$[*].value', kind: 'format', reason: 'not this kind' },
+        { path: 'status', kind: 'value', reason: 'matches nothing here' },
+      ],
+    });
     const grouped = groupReport(report(site()), rules.accept);
     expect(grouped.patterns.map(({ path, kind, standing, reason }) => [path, kind, standing, reason])).toEqual([
       ['$[*].value', 'value', 'open', undefined],
       ['$.entry[*].resource.issued', 'format', 'accepted', 'instants in UTC; clients parse them'],
     ]);
     expect(grouped.endpoints.map(({ endpoint, verdict }) => [endpoint, verdict])).toEqual([
-      ['GET /Orders', 'differs'], ['GET /Observation', 'accepted'], ['GET /api/DiagnosticReport/:id', 'accepted'],
+      ['GET /Orders', 'differs'],
+      ['GET /Observation', 'accepted'],
+      ['GET /api/DiagnosticReport/:id', 'accepted'],
     ]);
     expect(grouped.unusedAcceptRules.map((rule) => rule.reason)).toEqual(['not this kind', 'matches nothing here']);
     const all = groupReport(report(site().slice(0, 6)), rules.accept);
@@ -129,9 +183,17 @@ describe('grouping', () => {
   });
 
   it('accepts a difference under the path a rule names, and status or a header by name', () => {
-    const rules = rulesFrom({ accept: [{ path: '$..resource', kind: 'format', reason: 'r1' }, { path: 'status', kind: 'value', reason: 'r2' }] });
+    const rules = rulesFrom({
+      accept: [
+        { path: '$..resource', kind: 'format', reason: 'r1' },
+        { path: 'status', kind: 'value', reason: 'r2' },
+      ],
+    });
     const grouped = groupReport(report([...site().slice(0, 1), compared('GET', '/Orders?patient=2', [1], [1], DEFAULT_RULES, [200, 404])]), rules.accept);
-    expect(grouped.patterns.map(({ path, standing, reason }) => [path, standing, reason])).toEqual([['$.entry[*].resource.issued', 'accepted', 'r1'], ['status', 'accepted', 'r2']]);
+    expect(grouped.patterns.map(({ path, standing, reason }) => [path, standing, reason])).toEqual([
+      ['$.entry[*].resource.issued', 'accepted', 'r1'],
+      ['status', 'accepted', 'r2'],
+    ]);
     expect(() => rulesFrom({ accept: [{ path: '$.x', kind: 'format' }] })).toThrow(RulesError);
     expect(() => rulesFrom({ accept: [{ path: '$.x', kind: 'format', reason: '  ' }] })).toThrow(/reason/);
     expect(() => rulesFrom({ accept: [{ path: '$.x', kind: 'changed', reason: 'r' }] })).toThrow(RulesError);
@@ -140,13 +202,28 @@ describe('grouping', () => {
 
   it('leaves out of the verdict the paths that differ between two recordings of the old system, and reports them apart', () => {
     const idRules = { ...DEFAULT_RULES, compareBundleId: true };
-    const target = [1, 2].map((patient) => compared('GET', `/Observation?patient=${patient}`, observations('a', instants(1, 'offset')), observations('b', instants(1, 'offset')), idRules));
-    const second = [1, 2].map((patient) => compared('GET', `/Observation?patient=${patient}`, observations('a', instants(1, 'offset')), observations('c', instants(1, 'offset')), idRules));
+    const target = [1, 2].map((patient) =>
+      compared('GET', `/Observation?patient=${patient}`, observations('a', instants(1, 'offset')), observations('b', instants(1, 'offset')), idRules),
+    );
+    const second = [1, 2].map((patient) =>
+      compared('GET', `/Observation?patient=${patient}`, observations('a', instants(1, 'offset')), observations('c', instants(1, 'offset')), idRules),
+    );
     const grouped = groupReport(report(target, second.slice(0, 1)));
     expect(grouped.patterns).toEqual([]);
     expect(grouped.noise).toEqual({
-      dir: 'noise', compared: 1, unmatched: 1,
-      patterns: [{ path: '$.id', kinds: ['value'], requests: 1, endpoints: ['GET /Observation'], leftOut: 2, examples: [{ request: 'GET /Observation?patient=1', path: '$.id', left: '"a"', right: '"c"' }] }],
+      dir: 'noise',
+      compared: 1,
+      unmatched: 1,
+      patterns: [
+        {
+          path: '$.id',
+          kinds: ['value'],
+          requests: 1,
+          endpoints: ['GET /Observation'],
+          leftOut: 2,
+          examples: [{ request: 'GET /Observation?patient=1', path: '$.id', left: '"a"', right: '"c"' }],
+        },
+      ],
     });
     expect(grouped.endpoints).toEqual([{ endpoint: 'GET /Observation', verdict: 'identical', requests: 2, open: 0, accepted: 0, noise: 2 }]);
     expect(grouped.requests[0]!.differences.map(({ pattern, standing }) => [pattern, standing])).toEqual([['$.id', 'noise']]);
@@ -155,7 +232,10 @@ describe('grouping', () => {
     const elsewhere = compared('GET', '/api/CarePlan?patient=1', observations('a', []), observations('d', []), idRules);
     const mixed = groupReport(report([...target, elsewhere], second.slice(0, 1)));
     expect(mixed.patterns.map(({ path, standing, endpoints }) => [path, standing, endpoints])).toEqual([['$.id', 'open', ['GET /api/CarePlan']]]);
-    expect(mixed.endpoints.map(({ endpoint, verdict }) => [endpoint, verdict])).toEqual([['GET /api/CarePlan', 'differs'], ['GET /Observation', 'identical']]);
+    expect(mixed.endpoints.map(({ endpoint, verdict }) => [endpoint, verdict])).toEqual([
+      ['GET /api/CarePlan', 'differs'],
+      ['GET /Observation', 'identical'],
+    ]);
   });
 });
 
@@ -163,7 +243,10 @@ describe('the JSON report', () => {
   it('has each pattern with path, kind, requests and endpoints, the accepted, the noise, the verdicts and the outcome', () => {
     const rules = rulesFrom({ accept: [{ path: '$[*].value', kind: 'value', reason: 'a fix of the old system' }] });
     const comparisons = [
-      compared('GET', '/Observation?patient=1', observations('a', ['2020-01-10T09:30:00-05:00']), observations('b', ['2020-01-10T14:30:00Z']), { ...DEFAULT_RULES, compareBundleId: true }),
+      compared('GET', '/Observation?patient=1', observations('a', ['2020-01-10T09:30:00-05:00']), observations('b', ['2020-01-10T14:30:00Z']), {
+        ...DEFAULT_RULES,
+        compareBundleId: true,
+      }),
       compared('GET', '/Orders?patient=1', [{ value: 1 }], [{ value: 2 }]),
       compared('GET', '/Encounter/3', { id: '3' }, { id: '3' }),
     ];
@@ -171,7 +254,9 @@ describe('the JSON report', () => {
     const grouped = groupReport(report(comparisons, noise), rules.accept);
     const data = JSON.parse(JSON.stringify(jsonReport(grouped))) as Record<string, unknown>;
     expect(data).toMatchObject({
-      format: 'migration-diff/1', outcome: 'differs', exitCode: 1,
+      format: 'migration-diff/1',
+      outcome: 'differs',
+      exitCode: 1,
       summary: { requests: 3, requestsWithDifferences: 2, differences: 3 },
       patterns: [{ path: '$.entry[*].resource.issued', kind: 'format', requests: 1, differences: 1, endpoints: ['GET /Observation'] }],
       accepted: [{ path: '$[*].value', kind: 'value', requests: 1, endpoints: ['GET /Orders'], reason: 'a fix of the old system' }],
@@ -183,10 +268,13 @@ describe('the JSON report', () => {
       ],
     });
     expect((data.requests as { request: string; differences: unknown[] }[]).map((r) => [r.request, r.differences])).toEqual([
-      ['GET /Observation?patient=1', [
-        { path: '$.id', pattern: '$.id', kind: 'value', standing: 'noise' },
-        { path: '$.entry[full_url=/Observation/1].resource.issued', pattern: '$.entry[*].resource.issued', kind: 'format', standing: 'open' },
-      ]],
+      [
+        'GET /Observation?patient=1',
+        [
+          { path: '$.id', pattern: '$.id', kind: 'value', standing: 'noise' },
+          { path: '$.entry[full_url=/Observation/1].resource.issued', pattern: '$.entry[*].resource.issued', kind: 'format', standing: 'open' },
+        ],
+      ],
       ['GET /Orders?patient=1', [{ path: '$[0].value', pattern: '$[*].value', kind: 'value', standing: 'accepted' }]],
     ]);
   });

@@ -19,11 +19,16 @@ export const ECHO_FORMS: Record<string, (token: string) => string> = {
   'bearer-encoded-space': (token) => `Bearer%20${token}`,
   'uri-component': (token) => encodeURIComponent(token),
   'form-encoded': (token) => new URLSearchParams([['t', token]]).toString().slice(2),
-  'lower-case-hex': (token) => new URLSearchParams([['t', token]]).toString().slice(2).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+  'lower-case-hex': (token) =>
+    new URLSearchParams([['t', token]])
+      .toString()
+      .slice(2)
+      .replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
   'json-escaped-slash': (token) => token.replaceAll('/', '\\/'),
   'json-unicode-escape': (token) => token.replaceAll('/', '\\u002F').replaceAll('~', '\\u007e'),
   'double-encoded': (token) => encodeURIComponent(encodeURIComponent(token)),
-  'triple-encoded-lower-case-hex': (token) => encodeURIComponent(encodeURIComponent(encodeURIComponent(token))).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+  'triple-encoded-lower-case-hex': (token) =>
+    encodeURIComponent(encodeURIComponent(encodeURIComponent(token))).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
   'html-references': (token) => token.replaceAll('/', '&#x2F;').replaceAll('+', '&#43;'),
 };
 
@@ -69,9 +74,10 @@ export async function startEchoServer(site = 'legacy.example.org'): Promise<Echo
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

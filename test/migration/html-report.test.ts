@@ -68,7 +68,9 @@ describe('the HTML report', () => {
     expect(scripts).toHaveLength(1);
     const policy = document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '';
     expect(policy).toContain("default-src 'none'");
-    const hash = createHash('sha256').update(scripts[0]!.textContent ?? '').digest('base64');
+    const hash = createHash('sha256')
+      .update(scripts[0]!.textContent ?? '')
+      .digest('base64');
     expect(policy).toContain(`script-src 'sha256-${hash}'`);
     expect(html.includes(token)).toBe(false);
   });
@@ -82,8 +84,11 @@ describe('the HTML report', () => {
     expect(blocks.map((block) => block.querySelector('.pattern-path')?.textContent).sort()).toEqual([...expected.values()].flat().map(generalized).sort());
     blocks.forEach((block, index) => {
       const pattern = grouped.patterns[index]!;
-      expect([block.getAttribute('data-kind'), block.querySelector('.pattern-path')?.textContent, block.querySelector('.requests')?.textContent])
-        .toEqual([pattern.kind, pattern.path, String(pattern.requests)]);
+      expect([block.getAttribute('data-kind'), block.querySelector('.pattern-path')?.textContent, block.querySelector('.requests')?.textContent]).toEqual([
+        pattern.kind,
+        pattern.path,
+        String(pattern.requests),
+      ]);
       expect(JSON.parse(block.getAttribute('data-endpoints')!)).toEqual(pattern.endpoints);
       const example = block.querySelector('table.examples tbody tr')!;
       expect(example.querySelector('td.left')?.textContent).toBe(pattern.examples[0]!.left ?? '(absent)');
@@ -126,14 +131,21 @@ describe('the HTML report', () => {
 
   it('escapes everything that came from a request or an answer', () => {
     const hostile = '<script>alert(1)</script><img src=x onerror=alert(2)>&amp;"\'';
-    const page = renderHtmlReport(groupReport({
-      left: hostile,
-      right: 'http://target',
-      comparisons: [{
-        request: `GET /x?q=${hostile}`, endpoint: `GET /x${hostile}`, leftStatus: 200, rightStatus: 200,
-        differences: [{ path: `$['${hostile}']`, segments: [{ key: hostile }], kind: 'changed', left: hostile, right: JSON.stringify(hostile) }],
-      }],
-    }));
+    const page = renderHtmlReport(
+      groupReport({
+        left: hostile,
+        right: 'http://target',
+        comparisons: [
+          {
+            request: `GET /x?q=${hostile}`,
+            endpoint: `GET /x${hostile}`,
+            leftStatus: 200,
+            rightStatus: 200,
+            differences: [{ path: `$['${hostile}']`, segments: [{ key: hostile }], kind: 'changed', left: hostile, right: JSON.stringify(hostile) }],
+          },
+        ],
+      }),
+    );
     const document = load(page);
     expect(document.querySelectorAll('script').length).toBe(1);
     expect(document.querySelectorAll('img, [onerror]').length).toBe(0);

@@ -35,7 +35,9 @@ describe('JSON path rules', () => {
   });
 
   it('renders paths readably', () => {
-    expect(renderPath(path('entry', 'full_url=/Observation/5', 'resource', 'code', 'coding', 0, 'code'))).toBe('$.entry[full_url=/Observation/5].resource.code.coding[0].code');
+    expect(renderPath(path('entry', 'full_url=/Observation/5', 'resource', 'code', 'coding', 0, 'code'))).toBe(
+      '$.entry[full_url=/Observation/5].resource.code.coding[0].code',
+    );
     expect(renderPath(path('a b'))).toBe("$['a b']");
   });
 });
@@ -64,9 +66,17 @@ function diff(left: unknown, right: unknown, rules: Partial<DiffRules> = {}) {
   return diffJson(parseJsonText(text(left)), parseJsonText(text(right)), { ...DEFAULT_RULES, ...rules }).map((d) => `${d.kind} ${d.path}`);
 }
 
-const bundle = (id: string, entries: { full_url: string; resource: Record<string, unknown> }[]) =>
-  ({ resourceType: 'Bundle', id, type: 'searchset', entry: entries, total: entries.length });
-const observation = (id: string, value: unknown = 'final') => ({ full_url: `/Observation/${id}`, resource: { resourceType: 'Observation', id, status: value } });
+const bundle = (id: string, entries: { full_url: string; resource: Record<string, unknown> }[]) => ({
+  resourceType: 'Bundle',
+  id,
+  type: 'searchset',
+  entry: entries,
+  total: entries.length,
+});
+const observation = (id: string, value: unknown = 'final') => ({
+  full_url: `/Observation/${id}`,
+  resource: { resourceType: 'Observation', id, status: value },
+});
 
 describe('diffJson', () => {
   it('compares numbers as written', () => {
@@ -92,7 +102,10 @@ describe('diffJson', () => {
       'extra $.entry[full_url=/Observation/4]',
     ]);
     expect(diff(left, bundle('b', [observation('2'), observation('1'), observation('3')]), { matchEntriesBy: 'position' })).toEqual([
-      'changed $.entry[0].full_url', 'changed $.entry[0].resource.id', 'changed $.entry[1].full_url', 'changed $.entry[1].resource.id',
+      'changed $.entry[0].full_url',
+      'changed $.entry[0].resource.id',
+      'changed $.entry[1].full_url',
+      'changed $.entry[1].resource.id',
     ]);
   });
 
@@ -103,11 +116,19 @@ describe('diffJson', () => {
       { full_url: '/Observation/9', resource: {} },
       { full_url: '/Observation/9', resource: {} },
     ];
-    expect(entryLabels(parseJsonText(JSON.stringify(entries)) as never)).toEqual(['id=Observation/7', 'position=1', 'full_url=/Observation/9', 'full_url=/Observation/9#2']);
+    expect(entryLabels(parseJsonText(JSON.stringify(entries)) as never)).toEqual([
+      'id=Observation/7',
+      'position=1',
+      'full_url=/Observation/9',
+      'full_url=/Observation/9#2',
+    ]);
   });
 
   it('matches entries without an id by content, then by position; so are entries with a repeated label', () => {
-    const report = (status: string, code: string) => ({ full_url: '/DiagnosticReport/', resource: { resourceType: 'DiagnosticReport', status, code: { text: code } } });
+    const report = (status: string, code: string) => ({
+      full_url: '/DiagnosticReport/',
+      resource: { resourceType: 'DiagnosticReport', status, code: { text: code } },
+    });
     const left = bundle('a', [report('final', 'CBC'), report('final', 'Lipids'), report('amended', 'TSH')]);
     expect(diff(left, bundle('b', [report('amended', 'TSH'), report('final', 'Lipids'), report('final', 'CBC')]))).toEqual([]);
     expect(diff(left, bundle('b', [report('amended', 'TSH'), report('preliminary', 'Lipids'), report('final', 'CBC')]))).toEqual([
@@ -115,13 +136,18 @@ describe('diffJson', () => {
     ]);
     expect(diff(left, bundle('b', [report('final', 'CBC'), report('amended', 'TSH')]))).toEqual(['missing $.entry[position=2]', 'changed $.total']);
     // Equal once the ignore rules are applied is equal.
-    const stamped = (code: string, at: string) => ({ full_url: '/DiagnosticReport/', resource: { resourceType: 'DiagnosticReport', code: { text: code }, meta: { lastUpdated: at } } });
+    const stamped = (code: string, at: string) => ({
+      full_url: '/DiagnosticReport/',
+      resource: { resourceType: 'DiagnosticReport', code: { text: code }, meta: { lastUpdated: at } },
+    });
     const ignore = [parsePathRule('$..meta.lastUpdated')];
     expect(diff(bundle('a', [stamped('CBC', '1'), stamped('TSH', '2')]), bundle('b', [stamped('TSH', '3'), stamped('CBC', '4')]), { ignore })).toEqual([]);
     // The same full_url twice: the two entries are matched by content too.
     const twice = (value: string) => ({ full_url: '/Observation/9', resource: { resourceType: 'Observation', valueString: value } });
     expect(diff(bundle('a', [twice('x'), twice('y')]), bundle('b', [twice('y'), twice('x')]))).toEqual([]);
-    expect(diff(bundle('a', [twice('x'), twice('y')]), bundle('b', [twice('z'), twice('x')]))).toEqual(['changed $.entry[full_url=/Observation/9#2].resource.valueString']);
+    expect(diff(bundle('a', [twice('x'), twice('y')]), bundle('b', [twice('z'), twice('x')]))).toEqual([
+      'changed $.entry[full_url=/Observation/9#2].resource.valueString',
+    ]);
   });
 
   it('counts key order among the keys compared only: ignored keys and the Bundle id do not count', () => {
@@ -155,8 +181,12 @@ describe('diffJson', () => {
   it('skips what the ignore rules name, subtrees included', () => {
     const left = bundle('a', [observation('1'), observation('2')]);
     const right = bundle('b', [observation('1', 'amended')]);
-    expect(diff(left, right, { ignore: [parsePathRule('$.entry[*].resource.status'), parsePathRule('$.total')] })).toEqual(['missing $.entry[full_url=/Observation/2]']);
+    expect(diff(left, right, { ignore: [parsePathRule('$.entry[*].resource.status'), parsePathRule('$.total')] })).toEqual([
+      'missing $.entry[full_url=/Observation/2]',
+    ]);
     expect(diff(left, right, { ignore: [parsePathRule('$.entry'), parsePathRule('$.total')] })).toEqual([]);
-    expect(diff({ meta: JSON.stringify({ lastUpdated: 'x' }) }, { meta: JSON.stringify({ lastUpdated: 'y' }) }, { ignore: [parsePathRule('$..lastUpdated')] })).toEqual([]);
+    expect(
+      diff({ meta: JSON.stringify({ lastUpdated: 'x' }) }, { meta: JSON.stringify({ lastUpdated: 'y' }) }, { ignore: [parsePathRule('$..lastUpdated')] }),
+    ).toEqual([]);
   });
 });

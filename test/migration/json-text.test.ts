@@ -2,12 +2,29 @@
  * The number-preserving JSON parser and serializer the diff and the redaction rest on.
  */
 import { describe, expect, it } from 'vitest';
-import { isJsonObject, JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseEmbeddedJson, parseJsonText, serializeJson, tryParseJsonText } from '../../kit/json-text.ts';
+import {
+  isJsonObject,
+  type JsonNumber,
+  JsonSyntaxError,
+  MAX_JSON_DEPTH,
+  parseEmbeddedJson,
+  parseJsonText,
+  serializeJson,
+  tryParseJsonText,
+} from '../../kit/json-text.ts';
 
 describe('parseJsonText', () => {
   it('keeps numbers as written', () => {
     const parsed = parseJsonText('[1.50, 1.5, 1e2, 100, -0, 0.0, 12345678901234567890123]');
-    expect(Array.isArray(parsed) && parsed.map((item) => (item as JsonNumber).text)).toEqual(['1.50', '1.5', '1e2', '100', '-0', '0.0', '12345678901234567890123']);
+    expect(Array.isArray(parsed) && parsed.map((item) => (item as JsonNumber).text)).toEqual([
+      '1.50',
+      '1.5',
+      '1e2',
+      '100',
+      '-0',
+      '0.0',
+      '12345678901234567890123',
+    ]);
   });
 
   it('keeps object keys in source order and reads every kind of value', () => {
@@ -25,9 +42,17 @@ describe('parseJsonText', () => {
   });
 
   it.each([
-    ['', 'unexpected end'], ['{', 'expected a key'], ['[1,]', 'unexpected character'], ['{"a" 1}', 'expected ":"'],
-    ['01', 'text after'], ['1.', 'text after'], ['"abc', 'unterminated'], ['[1] x', 'text after'], ["{'a':1}", 'expected a key'],
-    ['"a\u0001"', 'control character'], ['NaN', 'unexpected character'],
+    ['', 'unexpected end'],
+    ['{', 'expected a key'],
+    ['[1,]', 'unexpected character'],
+    ['{"a" 1}', 'expected ":"'],
+    ['01', 'text after'],
+    ['1.', 'text after'],
+    ['"abc', 'unterminated'],
+    ['[1] x', 'text after'],
+    ["{'a':1}", 'expected a key'],
+    ['"a\u0001"', 'control character'],
+    ['NaN', 'unexpected character'],
   ])('refuses %j (%s)', (text, message) => {
     expect(() => parseJsonText(text)).toThrow(JsonSyntaxError);
     expect(() => parseJsonText(text)).toThrow(message);
@@ -51,7 +76,12 @@ describe('nesting depth', () => {
 
 describe('serializeJson', () => {
   it('gives back what JSON.stringify wrote, byte for byte', () => {
-    const value = { resourceType: 'Bundle', total: 2, entry: [{ full_url: '/Observation/1', resource: { value: 1.25, ok: true, none: null, text: 'é "q" <b>' } }], z: -3e-7 };
+    const value = {
+      resourceType: 'Bundle',
+      total: 2,
+      entry: [{ full_url: '/Observation/1', resource: { value: 1.25, ok: true, none: null, text: 'é "q" <b>' } }],
+      z: -3e-7,
+    };
     const text = JSON.stringify(value);
     expect(serializeJson(parseJsonText(text))).toBe(text);
   });

@@ -15,15 +15,23 @@ function specifiersOf(source: string): string[] {
 }
 
 describe('the migration kit', () => {
-  const files = [...readdirSync(KIT_DIR).filter((name) => name.endsWith('.ts')).map((name) => new URL(name, KIT_DIR)), ...COMMANDS];
+  const files = [
+    ...readdirSync(KIT_DIR)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => new URL(name, KIT_DIR)),
+    ...COMMANDS,
+  ];
 
   it('imports nothing from the service core', () => {
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) {
       const isCommand = file.pathname.includes('/scripts/');
       for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
-        const allowed = specifier.startsWith('node:') || specifier === 'valibot' || specifier === 'tsx'
-          || (isCommand ? /^(\.\.\/kit\/|\.\/bench\/|\.\/usage\.ts$)/.test(specifier) : /^\.\/[^/]+$/.test(specifier));
+        const allowed =
+          specifier.startsWith('node:') ||
+          specifier === 'valibot' ||
+          specifier === 'tsx' ||
+          (isCommand ? /^(\.\.\/kit\/|\.\/bench\/|\.\/usage\.ts$)/.test(specifier) : /^\.\/[^/]+$/.test(specifier));
         expect(allowed, `${file.pathname}: ${specifier}`).toBe(true);
       }
     }

@@ -161,12 +161,21 @@ export async function injectDifferences(dir: string): Promise<Map<string, string
   });
 
   // By request line, as the diff names requests.
-  const byScenario = new Map([[reports, 'dr-search'], [orders, 'orders'], [assessments!, 'assessments'], [observations, 'observation-provenance']]);
+  const byScenario = new Map([
+    [reports, 'dr-search'],
+    [orders, 'orders'],
+    [assessments!, 'assessments'],
+    [observations, 'observation-provenance'],
+  ]);
   return new Map([...byScenario].map(([recording, scenario]) => [requestLine(recording), expected.get(scenario)!]));
 }
 
 /** Runs a kit command as a person would (`npx tsx scripts/<name>.ts …`) and returns its exit code and output. */
-export async function runKitScript(script: 'record' | 'diff' | 'emulate', args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runKitScript(
+  script: 'record' | 'diff' | 'emulate',
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync('npx', ['tsx', `scripts/${script}.ts`, ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };

@@ -37,8 +37,16 @@ describe('base URL arguments', () => {
 
 describe('request lines', () => {
   it('show control characters escaped, so a request cannot forge or hide a line', () => {
-    const line = requestLine({ method: 'GET', path: '/Orders', query: [['patient', '1\r\ncompared 0 requests\u001b[2K'], ['x', 'a\u202eb']] });
+    const line = requestLine({
+      method: 'GET',
+      path: '/Orders',
+      query: [
+        ['patient', '1\r\ncompared 0 requests\u001b[2K'],
+        ['x', 'a\u202eb'],
+      ],
+    });
     expect(line).toBe('GET /Orders?patient=1\\x0d\\x0acompared 0 requests\\x1b[2K&x=a\\u202eb');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test asserts no raw control character is left.
     expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 });
@@ -49,10 +57,23 @@ describe('recording files', () => {
     const broken = `{\n  "scenario": "x",\n  "bodyText": "${secret}\n}`;
     expect(() => parseRecording(broken, 'rec.json')).toThrow(RecordingError);
     expect(() => parseRecording(broken, 'rec.json')).toThrow(/^rec\.json: not JSON \(line 3, column \d+\)$/);
-    const wrong = JSON.stringify({ scenario: secret, endpoint: 'x', method: 'GET', path: '/x', query: [], withToken: false, status: 200, headers: {}, bodyText: 5 });
+    const wrong = JSON.stringify({
+      scenario: secret,
+      endpoint: 'x',
+      method: 'GET',
+      path: '/x',
+      query: [],
+      withToken: false,
+      status: 200,
+      headers: {},
+      bodyText: 5,
+    });
     let message = '';
     try {
-      parseRecording(wrong.replace('"bodyText":5', `"bodyText":5,"extra":"${secret}"`).replace(`"scenario":"${secret}"`, `"scenario":"${secret} x"`), 'rec.json');
+      parseRecording(
+        wrong.replace('"bodyText":5', `"bodyText":5,"extra":"${secret}"`).replace(`"scenario":"${secret}"`, `"scenario":"${secret} x"`),
+        'rec.json',
+      );
     } catch (error) {
       message = (error as Error).message;
     }
@@ -63,14 +84,46 @@ describe('recording files', () => {
 
 describe('the emulator', () => {
   const recording = (scenario: string, query: [string, string][], bodyText: string): Recording => ({
-    scenario, endpoint: 'Orders', method: 'GET', path: '/Orders', query, withToken: true, status: 200, headers: { 'content-type': 'application/json' }, bodyText,
+    scenario,
+    endpoint: 'Orders',
+    method: 'GET',
+    path: '/Orders',
+    query,
+    withToken: true,
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    bodyText,
   });
 
   it('matches parameters as pairs, drops access_token whatever its case, and warns about two recordings of one request', async () => {
     const dir = await tempDir('emulator-keys');
     dirs.push(dir);
-    await writeFile(join(dir, 'Orders__a.json'), recordingJson(recording('a', [['patient', '1'], ['code', 'b=c']], '"first"')));
-    await writeFile(join(dir, 'Orders__b.json'), recordingJson(recording('b', [['code', 'b=c'], ['patient', '1']], '"second"')));
+    await writeFile(
+      join(dir, 'Orders__a.json'),
+      recordingJson(
+        recording(
+          'a',
+          [
+            ['patient', '1'],
+            ['code', 'b=c'],
+          ],
+          '"first"',
+        ),
+      ),
+    );
+    await writeFile(
+      join(dir, 'Orders__b.json'),
+      recordingJson(
+        recording(
+          'b',
+          [
+            ['code', 'b=c'],
+            ['patient', '1'],
+          ],
+          '"second"',
+        ),
+      ),
+    );
     const warnings: string[] = [];
     const emulator = await startEmulator({ recordingsDir: dir, warn: (line) => warnings.push(line) });
     try {

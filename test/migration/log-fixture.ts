@@ -9,7 +9,10 @@ import { join } from 'node:path';
 /** 64 random letters and digits, as the old system's tokens: finding it in an output means it leaked. */
 export function legacyToken(): string {
   let token = '';
-  while (token.length < 64) token += randomBytes(64).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+  while (token.length < 64)
+    token += randomBytes(64)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '');
   return token.slice(0, 64);
 }
 

@@ -15,9 +15,7 @@ import { summarize } from '../../kit/diff-patterns.ts';
 import { diffLive, diffRecordings, type DiffReport } from '../../kit/replay-diff.ts';
 import { parseRequestsFile, type RequestSpec } from '../../kit/requests-file.ts';
 import { startEmbeddedTestService, type EmbeddedTestService } from '../support/embedded-service.ts';
-import {
-  copyDir, filesOf, injectDifferences, kitRequests, readRecordingFile, removeDirs, runKitScript, tempDir, testToken,
-} from './kit-fixture.ts';
+import { copyDir, filesOf, injectDifferences, kitRequests, readRecordingFile, removeDirs, runKitScript, tempDir, testToken } from './kit-fixture.ts';
 
 let service: EmbeddedTestService;
 let emulator: RunningEmulator;
@@ -53,9 +51,19 @@ describe('record', () => {
     expect((await readdir(fromService)).sort()).toEqual(requests.map(recordingFileName).sort());
     const byId = await readRecordingFile(fromService, recordingFileName(requests[1]!));
     const answer = await service.get(`${requestLine(byId).split(' ')[1]}&access_token=${token}`);
-    expect(byId).toMatchObject({ scenario: 'dr-by-id', endpoint: `api-DiagnosticReport-${byId.path.split('/')[3]}`, method: 'GET', withToken: true, status: 200 });
+    expect(byId).toMatchObject({
+      scenario: 'dr-by-id',
+      endpoint: `api-DiagnosticReport-${byId.path.split('/')[3]}`,
+      method: 'GET',
+      withToken: true,
+      status: 200,
+    });
     expect(byId.bodyText).toBe(await answer.text());
-    expect(byId.headers).toEqual({ 'content-type': answer.headers.get('content-type'), etag: answer.headers.get('etag'), 'cache-control': answer.headers.get('cache-control') });
+    expect(byId.headers).toEqual({
+      'content-type': answer.headers.get('content-type'),
+      etag: answer.headers.get('etag'),
+      'cache-control': answer.headers.get('cache-control'),
+    });
   });
 
   it('keeps the statuses of refusals, and the scenario flags', async () => {
@@ -74,7 +82,10 @@ describe('record', () => {
       for (const [name, text] of await filesOf(dir)) {
         expect(text.includes(token), name).toBe(false);
         const recording = await readRecordingFile(dir, name);
-        expect(recording.query.map(([parameter]) => parameter), name).not.toContain('access_token');
+        expect(
+          recording.query.map(([parameter]) => parameter),
+          name,
+        ).not.toContain('access_token');
         expect(recording.requestBody ?? '', name).not.toContain('access_token');
       }
     }
@@ -161,7 +172,12 @@ describe('diff', () => {
     const expected = await injectDifferences(injected);
     const rules = rulesFrom({ ignore: ['$..valueQuantity', '$[*].conclusionCode'], headers: [] });
     const report = await diffRecordings({ recordingsDir: injected, target: service.url, token, rules });
-    expect([...pathsByRequest(report).values()].flat().sort()).toEqual([...expected.values()].flat().filter((p) => !/valueQuantity|conclusionCode/.test(p)).sort());
+    expect([...pathsByRequest(report).values()].flat().sort()).toEqual(
+      [...expected.values()]
+        .flat()
+        .filter((p) => !/valueQuantity|conclusionCode/.test(p))
+        .sort(),
+    );
     const ordered = await diffRecordings({ recordingsDir: fromEmulator, target: service.url, token, rules: rulesFrom({ keyOrder: true }) });
     expect(summarize(ordered).differences).toBe(0);
   });
@@ -172,7 +188,16 @@ describe('diff', () => {
   });
 
   it('keeps the order of the requests when sending several at once, and pairs each with its second recording', async () => {
-    const report = await diffLive({ left: emulator.url, right: service.url, requests, leftToken: token, rightToken: token, rules: DEFAULT_RULES, noiseDir: fromEmulator, concurrency: 5 });
+    const report = await diffLive({
+      left: emulator.url,
+      right: service.url,
+      requests,
+      leftToken: token,
+      rightToken: token,
+      rules: DEFAULT_RULES,
+      noiseDir: fromEmulator,
+      concurrency: 5,
+    });
     expect(report.comparisons.map((c) => c.request)).toEqual(requests.map(requestLine));
     expect(report.noise?.unmatched).toBe(0);
     expect(report.noise?.comparisons.map((c) => [c.request, c.differences])).toEqual(requests.map((r) => [requestLine(r), []]));
@@ -182,11 +207,17 @@ describe('diff', () => {
     const usage = await runKitScript('diff', ['--target', service.url], {});
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--recordings is required');
-    const concurrency = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--concurrency', '0'], { LEGACY_ACCESS_TOKEN: token });
+    const concurrency = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--concurrency', '0'], {
+      LEGACY_ACCESS_TOKEN: token,
+    });
     expect([concurrency.code, concurrency.stderr.includes('--concurrency must be a whole number')]).toEqual([2, true]);
-    const noNoise = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--noise', `${fromEmulator}-absent`], { LEGACY_ACCESS_TOKEN: token });
+    const noNoise = await runKitScript('diff', ['--recordings', fromEmulator, '--target', service.url, '--noise', `${fromEmulator}-absent`], {
+      LEGACY_ACCESS_TOKEN: token,
+    });
     expect([noNoise.code, noNoise.stderr.includes('ENOENT')]).toEqual([2, true]);
-    const unreachable = await runKitScript('diff', ['--recordings', fromEmulator, '--target', `http://127.0.0.1:${await closedPort()}`], { LEGACY_ACCESS_TOKEN: token });
+    const unreachable = await runKitScript('diff', ['--recordings', fromEmulator, '--target', `http://127.0.0.1:${await closedPort()}`], {
+      LEGACY_ACCESS_TOKEN: token,
+    });
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('ECONNREFUSED');
     expect(unreachable.stderr).not.toContain(token);

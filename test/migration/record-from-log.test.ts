@@ -58,7 +58,9 @@ describe('record --from-log', () => {
   it('writes the requests file and records each request with the status clients met, holding no token', async () => {
     const outDir = join(dir, 'recordings');
     const requestsFile = join(dir, 'requests.txt');
-    const run = await runKitScript('record', ['--from-log', log, '--from', service.url, '--out', outDir, '--out-requests', requestsFile], { LEGACY_ACCESS_TOKEN: kitToken });
+    const run = await runKitScript('record', ['--from-log', log, '--from', service.url, '--out', outDir, '--out-requests', requestsFile], {
+      LEGACY_ACCESS_TOKEN: kitToken,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('read 12 log lines: 7 of legacy requests, 5 skipped');
     expect(run.stderr).toContain('6 distinct requests kept, standing for 7 lines (1 repeat collapsed)');
@@ -70,18 +72,22 @@ describe('record --from-log', () => {
     const requestsText = await readFile(requestsFile, 'utf8');
     const requests = parseRequestsFile(requestsText);
     expect((await readdir(outDir)).sort()).toEqual(requests.map(recordingFileName).sort());
-    const outcomes = await Promise.all(requests.map(async (request) => {
-      const recording = await readRecordingFile(outDir, recordingFileName(request));
-      return `${recording.path} ${recording.withToken ? 'token' : 'no-token'} ${recording.status}`;
-    }));
-    expect(outcomes.sort()).toEqual([
-      `/Encounter token 200`,
-      `/Observation no-token 401`,
-      `/Observation token 200`,
-      `/api/DiagnosticReport token 200`,
-      `/api/DiagnosticReport/${reportId} token 200`,
-      `/api/DiagnosticReport/999999 token 404`,
-    ].sort());
+    const outcomes = await Promise.all(
+      requests.map(async (request) => {
+        const recording = await readRecordingFile(outDir, recordingFileName(request));
+        return `${recording.path} ${recording.withToken ? 'token' : 'no-token'} ${recording.status}`;
+      }),
+    );
+    expect(outcomes.sort()).toEqual(
+      [
+        `/Encounter token 200`,
+        `/Observation no-token 401`,
+        `/Observation token 200`,
+        `/api/DiagnosticReport token 200`,
+        `/api/DiagnosticReport/${reportId} token 200`,
+        `/api/DiagnosticReport/999999 token 404`,
+      ].sort(),
+    );
     const search = await readRecordingFile(outDir, recordingFileName(requests.find((request) => request.path === '/api/DiagnosticReport')!));
     expect(search.query).toEqual([['patient', patientId]]);
     expect(search.bodyText).toMatch(/^\{"resourceType":"Bundle"/);
@@ -96,7 +102,9 @@ describe('record --from-log', () => {
 
   it('with --sample and --out-requests only, writes the sampled list and records nothing', async () => {
     const requestsFile = join(dir, 'sampled.txt');
-    const run = await runKitScript('record', ['--from-log', log, '--sample', '1', '--seed', 'review-1', '--out-requests', requestsFile], { LEGACY_ACCESS_TOKEN: kitToken });
+    const run = await runKitScript('record', ['--from-log', log, '--sample', '1', '--seed', 'review-1', '--out-requests', requestsFile], {
+      LEGACY_ACCESS_TOKEN: kitToken,
+    });
     expect(run.code, run.stderr).toBe(0);
     const requests = parseRequestsFile(await readFile(requestsFile, 'utf8'));
     // One per endpoint: the DiagnosticReport search, the read, Observation (with or without token), Encounter.

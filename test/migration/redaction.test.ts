@@ -37,7 +37,8 @@ beforeAll(async () => {
   await writeFile(requestsFile, requests.text);
   await recordRequests({ from: service.url, requests: parseRequestsFile(requests.text), outDir: plain, token });
   const run = await runKitScript('record', ['--from', service.url, '--requests', requestsFile, '--out', redacted, '--redact'], {
-    LEGACY_ACCESS_TOKEN: token, REDACTION_KEY,
+    LEGACY_ACCESS_TOKEN: token,
+    REDACTION_KEY,
   });
   expect(run.stderr.includes(token)).toBe(false);
   expect(run.code, run.stderr).toBe(0);
@@ -55,8 +56,11 @@ function stringsOf(value: JsonValue, into: string[] = []): string[] {
     const embedded = parseEmbeddedJson(value);
     if (embedded !== undefined) stringsOf(embedded, into);
     else into.push(value);
-  } else if (Array.isArray(value)) value.forEach((item) => stringsOf(item, into));
-  else if (isJsonObject(value)) value.forEach((member) => stringsOf(member, into));
+  } else if (Array.isArray(value)) {
+    for (const item of value) stringsOf(item, into);
+  } else if (isJsonObject(value)) {
+    for (const member of value.values()) stringsOf(member, into);
+  }
   return into;
 }
 
@@ -105,14 +109,20 @@ describe('recordings made with --redact', () => {
   });
 
   it('give the same value the same pseudonym in every file', async () => {
-    const display = (await service.getJson<{ subject: { display: string } }[]>(`/api/Assessments?patient=${patientId}&access_token=${token}`))[0]!.subject.display;
+    const display = (await service.getJson<{ subject: { display: string } }[]>(`/api/Assessments?patient=${patientId}&access_token=${token}`))[0]!.subject
+      .display;
     const expected = createRedactor(REDACTION_KEY).pseudonym('name', display);
-    const assessments = JSON.parse((await readRecordingFile(redacted, await fileOfScenario(redacted, 'assessments'))).bodyText) as { subject: { display: string } }[];
+    const assessments = JSON.parse((await readRecordingFile(redacted, await fileOfScenario(redacted, 'assessments'))).bodyText) as {
+      subject: { display: string };
+    }[];
     const observations = JSON.parse((await readRecordingFile(redacted, await fileOfScenario(redacted, 'observation-provenance'))).bodyText) as LegacyBundle;
     expect(expected).toMatch(/^name-[0-9a-f]{10}$/);
     expect(assessments[0]!.subject.display).toBe(expected);
     expect((observations.entry[0]!.resource.subject as { display: string }).display).toBe(expected);
-    const encounter = JSON.parse((await readRecordingFile(redacted, await fileOfScenario(redacted, 'encounter-by-id'))).bodyText) as Record<string, { value: string }[]>;
+    const encounter = JSON.parse((await readRecordingFile(redacted, await fileOfScenario(redacted, 'encounter-by-id'))).bodyText) as Record<
+      string,
+      { value: string }[]
+    >;
     expect(JSON.parse(encounter.identifier![0]!.value)).toMatchObject({ patient_name: expected });
   });
 
@@ -123,7 +133,9 @@ describe('recordings made with --redact', () => {
       expect(after.redaction).toEqual({ method: 'hmac-sha256', keyId: createRedactor(REDACTION_KEY).keyId });
       for (const difference of diffJson(before, parseJsonText(after.bodyText), DEFAULT_RULES)) {
         expect(difference.kind, `${name} ${difference.path}`).toBe('changed');
-        expect(difference.path, name).not.toMatch(/\.(code|system|reference|id|full_url|effectiveDateTime|issued|status|admit_date|lastUpdated)$|valueQuantity/);
+        expect(difference.path, name).not.toMatch(
+          /\.(code|system|reference|id|full_url|effectiveDateTime|issued|status|admit_date|lastUpdated)$|valueQuantity/,
+        );
         expect(difference.right, `${name} ${difference.path}`).toMatch(/^"(<div xmlns=\\"http:\/\/www\.w3\.org\/1999\/xhtml\\">)?[a-z]+-[0-9a-f]{10}/);
       }
     }
@@ -133,8 +145,9 @@ describe('recordings made with --redact', () => {
     const report = await diffRecordings({ recordingsDir: redacted, target: service.url, token, rules: DEFAULT_RULES, redactor: createRedactor(REDACTION_KEY) });
     expect(summarize(report).differences).toBe(0);
     await expect(diffRecordings({ recordingsDir: redacted, target: service.url, token, rules: DEFAULT_RULES })).rejects.toThrow(DiffSetupError);
-    await expect(diffRecordings({ recordingsDir: redacted, target: service.url, token, rules: DEFAULT_RULES, redactor: createRedactor(`${REDACTION_KEY}-other`) }))
-      .rejects.toThrow(/another key/);
+    await expect(
+      diffRecordings({ recordingsDir: redacted, target: service.url, token, rules: DEFAULT_RULES, redactor: createRedactor(`${REDACTION_KEY}-other`) }),
+    ).rejects.toThrow(/another key/);
     const cli = await runKitScript('diff', ['--recordings', redacted, '--target', service.url, '--redact'], { LEGACY_ACCESS_TOKEN: token, REDACTION_KEY });
     expect(cli.code, cli.stderr).toBe(0);
   });
@@ -146,7 +159,9 @@ describe('the record command', () => {
     dirs.push(work);
     const requestsFile = join(work, 'requests.txt');
     await writeFile(requestsFile, `GET /api/DiagnosticReport?patient=${patientId}\n`);
-    const noKey = await runKitScript('record', ['--from', service.url, '--requests', requestsFile, '--out', join(work, 'a'), '--redact'], { REDACTION_KEY: '' });
+    const noKey = await runKitScript('record', ['--from', service.url, '--requests', requestsFile, '--out', join(work, 'a'), '--redact'], {
+      REDACTION_KEY: '',
+    });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('REDACTION_KEY');
     expect(() => createRedactor('short')).toThrow(RedactionKeyError);

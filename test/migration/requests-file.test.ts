@@ -16,8 +16,25 @@ GET /Observation?patient=1 # observation-no-token no-token
 POST /api/AlleryIntolerance/_search patient=1&code=x   #allergy
 `);
     expect(requests.map(({ scenario: _scenario, ...rest }) => rest)).toEqual([
-      { method: 'GET', path: '/api/DiagnosticReport', query: [['patient', '1'], ['start_date', '2024-01-01']], withToken: true },
-      { method: 'GET', path: '/Observation', query: [['patient', '1'], ['code', 'http://loinc.org|8302-2'], ['_revinclude', 'Provenance:target']], withToken: true },
+      {
+        method: 'GET',
+        path: '/api/DiagnosticReport',
+        query: [
+          ['patient', '1'],
+          ['start_date', '2024-01-01'],
+        ],
+        withToken: true,
+      },
+      {
+        method: 'GET',
+        path: '/Observation',
+        query: [
+          ['patient', '1'],
+          ['code', 'http://loinc.org|8302-2'],
+          ['_revinclude', 'Provenance:target'],
+        ],
+        withToken: true,
+      },
       { method: 'GET', path: '/Observation', query: [['patient', '1']], withToken: false },
       { method: 'POST', path: '/api/AlleryIntolerance/_search', query: [], requestBody: 'patient=1&code=x', withToken: true },
     ]);
@@ -32,7 +49,8 @@ POST /api/AlleryIntolerance/_search patient=1&code=x   #allergy
   });
 
   it('refuses every bad line at once, tokens first of all', () => {
-    const file = 'GET /Orders?patient=1&access_token=secret-1\nDELETE /Orders\nGET Orders\nGET /x body\nPOST /api/A/_search access_token=secret-2\nGET /fine\nGET /y#frag\n';
+    const file =
+      'GET /Orders?patient=1&access_token=secret-1\nDELETE /Orders\nGET Orders\nGET /x body\nPOST /api/A/_search access_token=secret-2\nGET /fine\nGET /y#frag\n';
     let message = '';
     try {
       parseRequestsFile(file);

@@ -59,10 +59,11 @@ interface JsonReport {
 async function diff(rulesFile: string, name: string) {
   const json = join(work, `${name}.json`);
   const html = join(work, `${name}.html`);
-  const run = await runKitScript('diff', [
-    '--recordings', oldSystem, '--target', proxy.url, '--noise', secondRecording, '--rules', rulesFile,
-    '--json', json, '--html', html, '--concurrency', '3',
-  ], { LEGACY_ACCESS_TOKEN: token });
+  const run = await runKitScript(
+    'diff',
+    ['--recordings', oldSystem, '--target', proxy.url, '--noise', secondRecording, '--rules', rulesFile, '--json', json, '--html', html, '--concurrency', '3'],
+    { LEGACY_ACCESS_TOKEN: token },
+  );
   return { run, report: JSON.parse(await readFile(json, 'utf8')) as JsonReport, html };
 }
 
@@ -109,7 +110,10 @@ describe('the diff of a site', () => {
   it('exits 0 once an accept rule pasted from the pattern accepts it, and shows it as accepted', async () => {
     const [pattern] = first.report.patterns;
     const rules = join(work, 'accept.json');
-    await writeFile(rules, JSON.stringify({ compareBundleId: true, accept: [{ path: pattern!.path, kind: pattern!.kind, reason: 'instants in UTC: the same instants' }] }));
+    await writeFile(
+      rules,
+      JSON.stringify({ compareBundleId: true, accept: [{ path: pattern!.path, kind: pattern!.kind, reason: 'instants in UTC: the same instants' }] }),
+    );
     const accepted = await diff(rules, 'accepted');
     expect(accepted.run.code, accepted.run.stderr).toBe(0);
     expect(accepted.report.outcome).toBe('accepted');

@@ -39,7 +39,7 @@ export function rewriteInstants(bodyText: string, key: string): { bodyText: stri
   }
   const paths: string[] = [];
   const walk = (value: JsonValue, path: string): void => {
-    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}[${index}]`));
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, `${path}[${index}]`);
     if (!isJsonObject(value)) return;
     for (const [member, memberValue] of value) {
       if (member === key && typeof memberValue === 'string' && /T\d\d:\d\d.*(Z|[+-]\d\d:\d\d)$/.test(memberValue)) {
@@ -96,10 +96,11 @@ export async function startRewritingProxy(target: string, rewrite: (bodyText: st
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -58,7 +58,12 @@ describe('finding the token', () => {
 });
 
 describe('record', () => {
-  it.each(forms.flatMap((form) => [['echo', form], ['echo-header', form]]))('refuses an answer echoing the token: /%s/%s', async (kind, form) => {
+  it.each(
+    forms.flatMap((form) => [
+      ['echo', form],
+      ['echo-header', form],
+    ]),
+  )('refuses an answer echoing the token: /%s/%s', async (kind, form) => {
     const outDir = await tempDir('echo-record');
     dirs.push(outDir);
     const requests = parseRequestsFile(`GET /${kind}/${form}   # echoed\n`);
@@ -87,13 +92,19 @@ describe('diff', () => {
     const holdingToken = NO_TOKEN_BODY.replace('/x?page=2', `https://old.example.org/next?page=2&access_token=${token}`);
     for (const request of parseRequestsFile(requestLines.join('\n'))) {
       const recording: Recording = {
-        ...request, endpoint: 'x', status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private' },
+        ...request,
+        endpoint: 'x',
+        status: 200,
+        headers: { 'content-type': 'application/json', 'cache-control': 'private' },
         bodyText: request.scenario === 'body-plain' ? holdingToken : NO_TOKEN_BODY,
       };
       await writeFile(join(dir, `${request.path.split('/')[1]}__${request.scenario}.json`), recordingJson(recording));
     }
     const html = join(dir, 'report.html');
-    const run = await runKitScript('diff', ['--recordings', dir, '--target', echo.url, '--html', html], { LEGACY_ACCESS_TOKEN: token, TARGET_ACCESS_TOKEN: otherToken });
+    const run = await runKitScript('diff', ['--recordings', dir, '--target', echo.url, '--html', html], {
+      LEGACY_ACCESS_TOKEN: token,
+      TARGET_ACCESS_TOKEN: otherToken,
+    });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain('[token]');
     expect(run.stdout).toMatch(/\$\.link\[0\]\.url: "\/x\?page=2" → "https:\/\/legacy\.example\.org\/next\?page=2&access_token=/);
@@ -115,7 +126,8 @@ describe('diff', () => {
     const right = await startEchoServer('new.example.org');
     try {
       const run = await runKitScript('diff', ['--left', echo.url, '--right', right.url, '--requests', requestsFile, '--html', html], {
-        LEGACY_ACCESS_TOKEN: token, TARGET_ACCESS_TOKEN: otherToken,
+        LEGACY_ACCESS_TOKEN: token,
+        TARGET_ACCESS_TOKEN: otherToken,
       });
       expect(run.code, run.stderr).toBe(1);
       expect(run.stdout).toMatch(/\$\.link\[0\]\.url: "https:\/\/legacy\.example\.org\/next\?page=2&access_token=[^"]*\[token\]/);

@@ -80,7 +80,17 @@ export function serviceModeEnv(as: AuthorizationServer, upstreamUrl: string, val
   };
 }
 
-const ALL_SCOPES = ['patient/*.read', 'patient/*.rs', 'patient/Patient.read', 'patient/Condition.read', 'patient/Observation.read', 'patient/Observation.rs', 'patient/Condition.rs', 'patient/Condition.r', 'system/*.read'];
+const ALL_SCOPES = [
+  'patient/*.read',
+  'patient/*.rs',
+  'patient/Patient.read',
+  'patient/Condition.read',
+  'patient/Observation.read',
+  'patient/Observation.rs',
+  'patient/Condition.rs',
+  'patient/Condition.r',
+  'system/*.read',
+];
 
 export async function startAuthorizationServer(apps: PatientApp[], options: { upstreamTokenTtl?: number } = {}): Promise<AuthorizationServer> {
   const signingKey = async (kid: string): Promise<JWK> => {

@@ -25,7 +25,14 @@ export interface CannedUpstream {
 }
 
 /** A CapabilityStatement that declares no include lists: the service then observes what the server does. */
-export const METADATA = { resourceType: 'CapabilityStatement', status: 'active', kind: 'instance', fhirVersion: '4.0.1', format: ['json'], rest: [{ mode: 'server' }] };
+export const METADATA = {
+  resourceType: 'CapabilityStatement',
+  status: 'active',
+  kind: 'instance',
+  fhirVersion: '4.0.1',
+  format: ['json'],
+  rest: [{ mode: 'server' }],
+};
 
 export async function startCannedUpstream(
   handler: CannedHandler = (_, res) => sendJson(res, 404, {}),

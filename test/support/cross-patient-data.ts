@@ -17,7 +17,10 @@ export async function fhirSearch(baseUrl: string, type: string, query = ''): Pro
   const found: FhirResource[] = [];
   let url: string | undefined = `${baseUrl}/${type}?${query}${query ? '&' : ''}_count=1000`;
   while (url) {
-    const bundle = (await (await fetch(url)).json()) as { entry?: { resource: FhirResource; search?: { mode?: string } }[]; link?: { relation: string; url: string }[] };
+    const bundle = (await (await fetch(url)).json()) as {
+      entry?: { resource: FhirResource; search?: { mode?: string } }[];
+      link?: { relation: string; url: string }[];
+    };
     for (const entry of bundle.entry ?? []) if (entry.search?.mode !== 'include') found.push(entry.resource);
     url = bundle.link?.find((link) => link.relation === 'next')?.url;
   }
@@ -58,17 +61,54 @@ export async function crossPatientBundle(baseUrl: string, a: string, b: string):
   const subject = { reference: `Patient/${b}` };
   const concept = (what: string) => ({ coding: [{ system: 'urn:test', code: `${B_MARKER}-${what}` }], text: `${B_MARKER}-${what}` });
   const resources: Resource[] = [
-    { resourceType: 'Provenance', id: 'x-mixed', target: [{ reference: aObservation }, { reference: bObservation }], recorded: '2024-01-01T00:00:00Z', agent: [{ who: { display: `${B_MARKER}-agent` } }] },
-    { resourceType: 'Condition', id: 'x-b-condition', subject, encounter: { reference: aEncounter }, code: concept('condition') },
-    { resourceType: 'ServiceRequest', id: 'x-b-request', status: 'active', intent: 'order', subject, encounter: { reference: aEncounter }, code: concept('request'), reasonCode: [concept('reason')] },
     {
-      resourceType: 'DocumentReference', id: 'x-b-note', status: 'current', subject, context: { encounter: [{ reference: aEncounter }] },
-      author: [{ display: `${B_MARKER}-author` }], content: [{ attachment: { contentType: 'text/plain', data: btoa(`${B_MARKER}-note`) } }],
+      resourceType: 'Provenance',
+      id: 'x-mixed',
+      target: [{ reference: aObservation }, { reference: bObservation }],
+      recorded: '2024-01-01T00:00:00Z',
+      agent: [{ who: { display: `${B_MARKER}-agent` } }],
     },
-    { resourceType: 'DiagnosticReport', id: 'x-b-report', status: 'final', subject, basedOn: [{ reference: aOrder }], code: concept('report'), conclusionCode: [concept('conclusion')], result: [{ reference: bObservation, display: `${B_MARKER}-result` }] },
+    { resourceType: 'Condition', id: 'x-b-condition', subject, encounter: { reference: aEncounter }, code: concept('condition') },
+    {
+      resourceType: 'ServiceRequest',
+      id: 'x-b-request',
+      status: 'active',
+      intent: 'order',
+      subject,
+      encounter: { reference: aEncounter },
+      code: concept('request'),
+      reasonCode: [concept('reason')],
+    },
+    {
+      resourceType: 'DocumentReference',
+      id: 'x-b-note',
+      status: 'current',
+      subject,
+      context: { encounter: [{ reference: aEncounter }] },
+      author: [{ display: `${B_MARKER}-author` }],
+      content: [{ attachment: { contentType: 'text/plain', data: btoa(`${B_MARKER}-note`) } }],
+    },
+    {
+      resourceType: 'DiagnosticReport',
+      id: 'x-b-report',
+      status: 'final',
+      subject,
+      basedOn: [{ reference: aOrder }],
+      code: concept('report'),
+      conclusionCode: [concept('conclusion')],
+      result: [{ reference: bObservation, display: `${B_MARKER}-result` }],
+    },
     { resourceType: 'RelatedPerson', id: 'x-b-related', patient: subject, name: [{ text: `${B_MARKER}-parent` }] },
     { resourceType: 'Device', id: 'x-device', deviceName: [{ name: 'Riverbend EHR', type: 'user-friendly-name' }] },
-    ...provenancesAboutA(aObservation, bObservation, aEncounter, `Patient/${a}`, subject.reference, `Practitioner/${practitioner!.id}`, `Organization/${organization!.id}`),
+    ...provenancesAboutA(
+      aObservation,
+      bObservation,
+      aEncounter,
+      `Patient/${a}`,
+      subject.reference,
+      `Practitioner/${practitioner!.id}`,
+      `Organization/${organization!.id}`,
+    ),
   ] as Resource[];
   return {
     resourceType: 'Bundle',
@@ -78,7 +118,15 @@ export async function crossPatientBundle(baseUrl: string, a: string, b: string):
 }
 
 /** The Provenances of {@link PROVENANCES_ABOUT_A}: about A's Observation, each naming someone in one more place. */
-function provenancesAboutA(aObservation: string, bObservation: string, aEncounter: string, aPatient: string, bPatient: string, practitioner: string, organization: string): Resource[] {
+function provenancesAboutA(
+  aObservation: string,
+  bObservation: string,
+  aEncounter: string,
+  aPatient: string,
+  bPatient: string,
+  practitioner: string,
+  organization: string,
+): Resource[] {
   const about = (id: string, rest: Record<string, unknown>) =>
     ({ resourceType: 'Provenance', id, target: [{ reference: aObservation }], recorded: '2024-02-01T00:00:00Z', ...rest }) as unknown as Resource;
   const author = { who: { reference: practitioner }, onBehalfOf: { reference: organization } };

@@ -20,7 +20,11 @@ export async function startTestService(env: Record<string, string> = {}, options
   const logLines: string[] = [];
   const auditLines: string[] = [];
   const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', EMBEDDED_FHIR_PORT: '0', ...env });
-  const service = await startService(config, { ...options, logger: jsonLogger((line) => logLines.push(line)), audit: jsonAuditSink((line) => auditLines.push(line)) });
+  const service = await startService(config, {
+    ...options,
+    logger: jsonLogger((line) => logLines.push(line)),
+    audit: jsonAuditSink((line) => auditLines.push(line)),
+  });
   return Object.assign(service, {
     logLines,
     auditLines,

@@ -14,7 +14,12 @@ export const VERIFICATION = 'http://terminology.hl7.org/CodeSystem/condition-ver
 export const ALLERGY_CLINICAL = 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical';
 export const ALLERGY_VERIFICATION = 'http://terminology.hl7.org/CodeSystem/allergyintolerance-verification';
 export const META = { versionId: '3', lastUpdated: '2024-03-05T10:20:30Z', profile: ['http://hl7.org/fhir/us/core/StructureDefinition/x'] };
-export const LEGACY_META = { versionId: '3', lastUpdated: '2024-03-05T10:20:30.000+00:00', source: null, profile: ['http://hl7.org/fhir/us/core/StructureDefinition/x'] };
+export const LEGACY_META = {
+  versionId: '3',
+  lastUpdated: '2024-03-05T10:20:30.000+00:00',
+  source: null,
+  profile: ['http://hl7.org/fhir/us/core/StructureDefinition/x'],
+};
 /** The legacy `meta` of a record the upstream wrote none for: every member shown, null or []. */
 export const NO_META = { versionId: null, lastUpdated: null, source: null, profile: [] };
 
@@ -37,4 +42,3 @@ export function expectExactly(output: Record<string, unknown>, expected: Record<
   expect(output).toEqual(expected);
   expect(Object.keys(output)).toEqual(Object.keys(expected));
 }
-

@@ -7,5 +7,9 @@ import { expect } from 'vitest';
 /** Asserts the status and the error code of an OperationOutcome answer. */
 export async function expectErrorCode(response: Response, status: number, code: string): Promise<void> {
   const body = (await response.json()) as { resourceType?: string; issue?: { details?: { text?: string } }[] };
-  expect({ status: response.status, resourceType: body.resourceType, code: body.issue?.[0]?.details?.text }).toEqual({ status, resourceType: 'OperationOutcome', code });
+  expect({ status: response.status, resourceType: body.resourceType, code: body.issue?.[0]?.details?.text }).toEqual({
+    status,
+    resourceType: 'OperationOutcome',
+    code,
+  });
 }

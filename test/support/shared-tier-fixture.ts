@@ -65,7 +65,11 @@ export function report(status: string): object {
 }
 
 /** GET `path` with `token` as a Bearer header (undefined: none), and the answer's status field. */
-export async function ask(service: TestService, token: string | undefined, path = PATH): Promise<{ status: number; reportStatus: string | undefined; text: string }> {
+export async function ask(
+  service: TestService,
+  token: string | undefined,
+  path = PATH,
+): Promise<{ status: number; reportStatus: string | undefined; text: string }> {
   const response = await service.get(path, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
   const reportStatus = response.status === 200 ? (JSON.parse(text) as { entry?: { resource: { status: string } }[] }).entry?.[0]?.resource.status : undefined;
@@ -84,7 +88,9 @@ export async function tierEvents(service: TestService, tier = 'redis'): Promise<
 
 /** The cache outcome of each request the service logged, in order. */
 export function cacheOutcomes(service: TestService): (string | undefined)[] {
-  return logLines(service).filter((line) => line.message === 'request' && line.route !== 'metrics').map((line) => line.cache as string | undefined);
+  return logLines(service)
+    .filter((line) => line.message === 'request' && line.route !== 'metrics')
+    .map((line) => line.cache as string | undefined);
 }
 
 export function logLines(service: TestService): Record<string, unknown>[] {

@@ -27,7 +27,11 @@ describe('the Worker as wrangler.toml deploys it', () => {
     const outcomes = log.requests().map(({ cache, upstreamCalls }) => ({ cache, upstreamCalls }));
     expect(outcomes).toHaveLength(8);
     expect(outcomes[0]).toEqual({ cache: 'miss', upstreamCalls: 1 });
-    for (const outcome of outcomes) expect([{ cache: 'miss', upstreamCalls: 1 }, { cache: 'hit', upstreamCalls: undefined }]).toContainEqual(outcome);
+    for (const outcome of outcomes)
+      expect([
+        { cache: 'miss', upstreamCalls: 1 },
+        { cache: 'hit', upstreamCalls: undefined },
+      ]).toContainEqual(outcome);
     expect(log.audits().map(({ patient, outcome }) => ({ patient, outcome }))).toEqual(Array(8).fill({ patient: '3', outcome: 'allowed' }));
     expect(JSON.stringify(log.lines)).not.toContain('concurrent');
   });

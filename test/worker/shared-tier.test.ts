@@ -20,7 +20,12 @@ function context() {
   return { pending, ctx: { waitUntil: (work: Promise<unknown>) => void pending.push(work), passThroughOnException: () => {} } };
 }
 
-async function ask(worker: ReturnType<typeof createWorker>, path: string, token: string, bindings: Record<string, string> = env): Promise<{ response: Response; settled: Promise<unknown> }> {
+async function ask(
+  worker: ReturnType<typeof createWorker>,
+  path: string,
+  token: string,
+  bindings: Record<string, string> = env,
+): Promise<{ response: Response; settled: Promise<unknown> }> {
   const { pending, ctx } = context();
   const response = await worker.fetch(new Request(`https://facade.test${path}`, { headers: { authorization: `Bearer ${token}` } }), bindings, ctx);
   return { response, settled: Promise.all(pending) };
@@ -28,7 +33,9 @@ async function ask(worker: ReturnType<typeof createWorker>, path: string, token:
 
 async function tierEvents(worker: ReturnType<typeof createWorker>): Promise<Record<string, number>> {
   const text = await (await worker.fetch(new Request('https://facade.test/metrics'), env, context().ctx)).text();
-  return Object.fromEntries([...text.matchAll(/^facade_cache_tier_events_total\{tier="edge-cache",event="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+  return Object.fromEntries(
+    [...text.matchAll(/^facade_cache_tier_events_total\{tier="edge-cache",event="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]),
+  );
 }
 
 describe('the Cache API tier in workerd', () => {
@@ -61,7 +68,10 @@ describe('the Cache API tier in workerd', () => {
     expect((await hit.response.text()).replace(/"id":"[0-9a-f]{32}"/, '')).toBe(answer.replace(/"id":"[0-9a-f]{32}"/, ''));
     expect(await tierEvents(second)).toEqual({ hit: 1 });
     const requests = log.requests().filter((line) => line.route === 'CareTeam.search');
-    expect(requests.map((line) => [line.cache, line.upstreamCalls])).toEqual([['miss', 1], ['hit', undefined]]);
+    expect(requests.map((line) => [line.cache, line.upstreamCalls])).toEqual([
+      ['miss', 1],
+      ['hit', undefined],
+    ]);
 
     // Another token on the same path: its own entry, never A's.
     const other = await ask(createWorker(), path, TOKEN_B);

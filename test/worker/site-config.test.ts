@@ -18,7 +18,9 @@ describe('site configuration on a Worker', () => {
   it("selects SDOHGoal and Assessments with the bindings' codes", async () => {
     const ours = (await (await onWorker({}, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
     expect(ours.entry.length).toBeGreaterThan(0);
-    const elsewhere = (await (await onWorker({ SDOH_GOAL_CATEGORY: 'http://other.example/categories|sdoh', UPSTREAM_PROFILE: 'oracle-health' }, '/api/SDOHGoal?patient=1')).json()) as { entry: unknown[] };
+    const elsewhere = (await (
+      await onWorker({ SDOH_GOAL_CATEGORY: 'http://other.example/categories|sdoh', UPSTREAM_PROFILE: 'oracle-health' }, '/api/SDOHGoal?patient=1')
+    ).json()) as { entry: unknown[] };
     expect(elsewhere.entry).toEqual([]);
     const surveys = (await (await onWorker({}, '/api/Assessments?patient=1&access_token=t')).json()) as unknown[];
     const history = (await (await onWorker({ ASSESSMENT_CATEGORY: 'social-history' }, '/api/Assessments?patient=1&access_token=t')).json()) as unknown[];
@@ -33,10 +35,17 @@ describe('site configuration on a Worker', () => {
   });
 
   it('answers a bad profile or code 503, with the key named in the log only', async () => {
-    for (const [key, value] of [['UPSTREAM_PROFILE', 'cerner-millennium'], ['ASSESSMENT_CATEGORY', 'survey, exam']]) {
+    for (const [key, value] of [
+      ['UPSTREAM_PROFILE', 'cerner-millennium'],
+      ['ASSESSMENT_CATEGORY', 'survey, exam'],
+    ]) {
       const problems: string[] = [];
       const worker = createWorker((_level, _message, fields) => void problems.push(String(fields?.problems)));
-      const response = await worker.fetch(new Request('http://facade.test/api/SDOHGoal?patient=1'), { UPSTREAM_URL: inject('upstreamUrl'), [key!]: value! }, ctx);
+      const response = await worker.fetch(
+        new Request('http://facade.test/api/SDOHGoal?patient=1'),
+        { UPSTREAM_URL: inject('upstreamUrl'), [key!]: value! },
+        ctx,
+      );
       expect(response.status).toBe(503);
       expect(JSON.stringify(await response.json())).not.toContain(key!);
       expect(problems.join()).toContain(`${key}:`);

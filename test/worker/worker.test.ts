@@ -68,7 +68,10 @@ describe('the Worker in workerd', () => {
       body: 'patient=1&start_date=2024-01-01',
     });
     expect(posted.status).toBe(200);
-    expect(log.requests().map((line) => [line.method, line.status])).toEqual([['DELETE', 405], ['POST', 200]]);
+    expect(log.requests().map((line) => [line.method, line.status])).toEqual([
+      ['DELETE', 405],
+      ['POST', 200],
+    ]);
   });
 
   it('serves a second identical request from its per-isolate cache, with a 304 for its ETag', async () => {
@@ -80,7 +83,10 @@ describe('the Worker in workerd', () => {
     const metrics = await (await onWorker('/metrics')).text();
     expect(metrics).toMatch(/facade_cache_events_total\{outcome="hit"\} [1-9]/);
     const searches = log.requests().filter((line) => line.route === 'CareTeam.search');
-    expect(searches.map((line) => [line.status, line.cache])).toEqual([[200, 'miss'], [304, 'hit']]);
+    expect(searches.map((line) => [line.status, line.cache])).toEqual([
+      [200, 'miss'],
+      [304, 'hit'],
+    ]);
   });
 });
 
@@ -96,6 +102,11 @@ describe('a Worker without configuration', () => {
       expect(JSON.parse(body)).toMatchObject({ issue: [{ code: 'transient', details: { text: 'service-unavailable' } }] });
       expect(body).not.toContain('UPSTREAM_URL');
     }
-    expect(logged).toEqual([{ message: 'invalid configuration: every request is answered 503', fields: { problems: 'UPSTREAM_URL: required here (no embedded upstream on this runtime)' } }]);
+    expect(logged).toEqual([
+      {
+        message: 'invalid configuration: every request is answered 503',
+        fields: { problems: 'UPSTREAM_URL: required here (no embedded upstream on this runtime)' },
+      },
+    ]);
   });
 });

@@ -106,7 +106,14 @@ export function buildProcedure(ctx: PatientContext, visit: PlannedVisit, encount
  * A referral to a specialty for a known problem. Referrals from the last few months are still
  * open ('active'); older ones were acted on ('completed').
  */
-export function buildReferral(ctx: PatientContext, visit: PlannedVisit, encounterUrn: string, referral: Code, reason: Code, conditionUrn: string): ServiceRequest {
+export function buildReferral(
+  ctx: PatientContext,
+  visit: PlannedVisit,
+  encounterUrn: string,
+  referral: Code,
+  reason: Code,
+  conditionUrn: string,
+): ServiceRequest {
   const open = ctx.historyEndMs - visit.startMs < 120 * DAY_MS;
   const reasonReference: Reference<Condition> = { reference: conditionUrn, display: reason.display };
   return {

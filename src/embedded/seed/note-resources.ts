@@ -63,7 +63,16 @@ function buildNote(ctx: PatientContext, visit: PlannedVisit, encounterUrn: strin
     date: instant(writtenMs),
     author: [practitionerRef(author)],
     custodian: organizationRef(CLINIC),
-    content: [{ attachment: { contentType: 'text/plain', data: base64Text(noteText(ctx, visit, kind, author, facts)), title: kind.display, creation: dateTime(writtenMs) } }],
+    content: [
+      {
+        attachment: {
+          contentType: 'text/plain',
+          data: base64Text(noteText(ctx, visit, kind, author, facts)),
+          title: kind.display,
+          creation: dateTime(writtenMs),
+        },
+      },
+    ],
     context: { encounter: [{ reference: encounterUrn }], period: { start: dateTime(visit.startMs), end: dateTime(visit.endMs) } },
   };
 }

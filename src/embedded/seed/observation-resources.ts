@@ -65,7 +65,10 @@ export function addVitalSigns(ctx: PatientContext, visit: PlannedVisit, encounte
 
   const bp = observationShell(ctx, encounterUrn, 'vital-signs', BLOOD_PRESSURE.panel, at, [PROFILE.vitalSigns, BLOOD_PRESSURE.profile]);
   bp.component = [
-    { code: concept(BLOOD_PRESSURE.systolic.code), valueQuantity: quantity(BLOOD_PRESSURE.systolic, state.hypertensive ? rng.int(132, 158) : rng.int(104, 128)) },
+    {
+      code: concept(BLOOD_PRESSURE.systolic.code),
+      valueQuantity: quantity(BLOOD_PRESSURE.systolic, state.hypertensive ? rng.int(132, 158) : rng.int(104, 128)),
+    },
     { code: concept(BLOOD_PRESSURE.diastolic.code), valueQuantity: quantity(BLOOD_PRESSURE.diastolic, state.hypertensive ? rng.int(84, 98) : rng.int(64, 82)) },
   ];
 
@@ -117,7 +120,13 @@ export function addPhq2(ctx: PatientContext, visit: PlannedVisit, encounterUrn: 
 }
 
 /** A scored instrument (PHQ-9, GAD-7) recorded as one observation with the total in valueInteger. */
-export function addScoredSurvey(ctx: PatientContext, visit: PlannedVisit, encounterUrn: string, instrument: { code: Code; maxScore: number }, elevated: boolean): string {
+export function addScoredSurvey(
+  ctx: PatientContext,
+  visit: PlannedVisit,
+  encounterUrn: string,
+  instrument: { code: Code; maxScore: number },
+  elevated: boolean,
+): string {
   const obs = observationShell(ctx, encounterUrn, 'survey', instrument.code, visit.startMs + 15 * MINUTE_MS, [PROFILE.screeningAssessment]);
   const max = instrument.maxScore;
   obs.valueInteger = elevated ? ctx.rng.int(Math.round(max * 0.35), Math.round(max * 0.7)) : ctx.rng.int(0, Math.round(max * 0.2));

@@ -104,7 +104,16 @@ export function planVisits(rng: SeededRandom, profile: PatientProfile, times: re
     else if (known.length > 0 && rng.chance(0.6)) kind = 'followUp';
     else kind = 'sick';
     if (kind === 'checkUp') lastCheckUpMs = startMs;
-    visits.push(makeVisit(rng, profile, index, startMs, kind, known.map(({ i }) => i)));
+    visits.push(
+      makeVisit(
+        rng,
+        profile,
+        index,
+        startMs,
+        kind,
+        known.map(({ i }) => i),
+      ),
+    );
   });
   // Every patient with more than one visit gets at least one illness that resolves.
   if (visits.length > 1 && !visits.some((v) => v.kind === 'sick')) {

@@ -43,7 +43,7 @@ export function buildPatientRecordBundle(options: PatientRecordOptions): Bundle 
   for (const allergy of buildAllergies(ctx, firstVisitMs)) bundle.add(allergy);
 
   const state = newRecordState();
-  visits.forEach((visit, i) => recordVisit(ctx, visit, state, i === visits.length - 1));
+  for (const [i, visit] of visits.entries()) recordVisit(ctx, visit, state, i === visits.length - 1);
 
   addCareCoordination(ctx, state, firstVisitMs);
   return bundle.toBundle();

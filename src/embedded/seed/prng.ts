@@ -99,12 +99,6 @@ export class UuidSource {
     const a = this.rng.nextUint32();
     const b = this.rng.nextUint32();
     const variant = (8 + (b & 0x3)).toString(16); // RFC 4122 variant: 8, 9, a or b
-    return [
-      hex(a, 8),
-      hex(this.bundleTag, 4),
-      `4${hex(b >>> 20, 3)}`,
-      `${variant}${hex(b >>> 8, 3)}`,
-      `${hex(b >>> 2, 4)}${hex(this.counter, 8)}`,
-    ].join('-');
+    return [hex(a, 8), hex(this.bundleTag, 4), `4${hex(b >>> 20, 3)}`, `${variant}${hex(b >>> 8, 3)}`, `${hex(b >>> 2, 4)}${hex(this.counter, 8)}`].join('-');
   }
 }

@@ -34,9 +34,36 @@ function npi(base9: string): string {
 }
 
 export const PRACTITIONERS: readonly DirectoryPractitioner[] = [
-  { id: 'pract-1', given: 'Helen', family: 'Marsh', gender: 'female', npi: npi('192837465'), specialty: { code: '207Q00000X', display: 'Family Medicine' }, phoneSuffix: '11', since: '2009-07-01' },
-  { id: 'pract-2', given: 'Samuel', family: 'Adeyemi', gender: 'male', npi: npi('154326789'), specialty: { code: '207R00000X', display: 'Internal Medicine' }, phoneSuffix: '12', since: '2014-09-15' },
-  { id: 'pract-3', given: 'Ingrid', family: 'Solberg', gender: 'female', npi: npi('176543210'), specialty: { code: '2084P0800X', display: 'Psychiatry' }, phoneSuffix: '13', since: '2018-03-01' },
+  {
+    id: 'pract-1',
+    given: 'Helen',
+    family: 'Marsh',
+    gender: 'female',
+    npi: npi('192837465'),
+    specialty: { code: '207Q00000X', display: 'Family Medicine' },
+    phoneSuffix: '11',
+    since: '2009-07-01',
+  },
+  {
+    id: 'pract-2',
+    given: 'Samuel',
+    family: 'Adeyemi',
+    gender: 'male',
+    npi: npi('154326789'),
+    specialty: { code: '207R00000X', display: 'Internal Medicine' },
+    phoneSuffix: '12',
+    since: '2014-09-15',
+  },
+  {
+    id: 'pract-3',
+    given: 'Ingrid',
+    family: 'Solberg',
+    gender: 'female',
+    npi: npi('176543210'),
+    specialty: { code: '2084P0800X', display: 'Psychiatry' },
+    phoneSuffix: '13',
+    since: '2018-03-01',
+  },
 ];
 
 const CLINIC_ADDRESS = { line: ['400 Riverbend Ave'], city: 'Worcester', state: STATE, postalCode: '01608', country: COUNTRY };
@@ -114,7 +141,7 @@ function buildLocations(): Location[] {
     status: 'active',
     name: loc.name,
     telecom: [{ system: 'phone', value: `508-${FICTIONAL_PHONE_PREFIX}0${i + 1}`, use: 'work' }],
-    address: { ...CLINIC_ADDRESS, line: [i === 0 ? CLINIC_ADDRESS.line[0] ?? '' : '400 Riverbend Ave, Building B'] },
+    address: { ...CLINIC_ADDRESS, line: [i === 0 ? (CLINIC_ADDRESS.line[0] ?? '') : '400 Riverbend Ave, Building B'] },
     managingOrganization: organizationRef(CLINIC),
   }));
 }
@@ -129,10 +156,6 @@ function putEntry(resource: Organization | Location | Practitioner): BundleEntry
 
 /** Directory bundle: organizations first so locations and practitioners can point at them. */
 export function buildSharedDirectoryBundle(): Bundle {
-  const resources: (Organization | Location | Practitioner)[] = [
-    ...buildOrganizations(),
-    ...buildLocations(),
-    ...PRACTITIONERS.map(buildPractitioner),
-  ];
+  const resources: (Organization | Location | Practitioner)[] = [...buildOrganizations(), ...buildLocations(), ...PRACTITIONERS.map(buildPractitioner)];
   return { resourceType: 'Bundle', type: 'transaction', entry: resources.map(putEntry) };
 }

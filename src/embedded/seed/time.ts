@@ -91,9 +91,7 @@ export function yearsBetween(fromMs: number, toMs: number): number {
   const from = new Date(fromMs);
   const to = new Date(toMs);
   let years = to.getUTCFullYear() - from.getUTCFullYear();
-  const beforeBirthday =
-    to.getUTCMonth() < from.getUTCMonth() ||
-    (to.getUTCMonth() === from.getUTCMonth() && to.getUTCDate() < from.getUTCDate());
+  const beforeBirthday = to.getUTCMonth() < from.getUTCMonth() || (to.getUTCMonth() === from.getUTCMonth() && to.getUTCDate() < from.getUTCDate());
   if (beforeBirthday) years -= 1;
   return years;
 }

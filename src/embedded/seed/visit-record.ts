@@ -14,7 +14,15 @@ import type { PatientContext } from './patient-context.js';
 import type { PlannedVisit } from './patient-plan.js';
 import type { Code } from './terminology.js';
 import { DAY_MS, MINUTE_MS, monthOf, yearOf, yearsBetween } from './time.js';
-import { ROUTINE_EXAM_REASON, ROUTINE_PROCEDURES, SCREENING_PROCEDURES, VACCINE, VACCINE_NOT_DONE_REASONS, type AcuteProblem, type ChronicProblem } from './vocabulary-clinical.js';
+import {
+  ROUTINE_EXAM_REASON,
+  ROUTINE_PROCEDURES,
+  SCREENING_PROCEDURES,
+  VACCINE,
+  VACCINE_NOT_DONE_REASONS,
+  type AcuteProblem,
+  type ChronicProblem,
+} from './vocabulary-clinical.js';
 import { PROBLEM_LABS, SURVEY, type PanelKey } from './vocabulary-observations.js';
 
 export interface RecordedCondition {
@@ -80,8 +88,18 @@ export function recordVisit(ctx: PatientContext, visit: PlannedVisit, state: Rec
   const fullyDocumented = visit.index < 3 || rng.chance(0.35);
   if (fullyDocumented || rng.chance(0.6)) {
     const problems = [...state.chronic.values()].map((c) => c.code.display);
-    const plan = visit.acute ? 'Supportive care; return if symptoms worsen.' : followed ? `Continue management of ${followed.code.display.toLowerCase()}.` : 'Routine follow-up in one year.';
-    addVisitNotes(ctx, visit, encounterUrn, { reason: reason.display, problems, allergies: profile.allergies.map((a) => a.code.display), plan }, fullyDocumented);
+    const plan = visit.acute
+      ? 'Supportive care; return if symptoms worsen.'
+      : followed
+        ? `Continue management of ${followed.code.display.toLowerCase()}.`
+        : 'Routine follow-up in one year.';
+    addVisitNotes(
+      ctx,
+      visit,
+      encounterUrn,
+      { reason: reason.display, problems, allergies: profile.allergies.map((a) => a.code.display), plan },
+      fullyDocumented,
+    );
   }
   // The first visit after intake gets the incomplete report stub (see addImagingReport).
   if (!state.incompleteReport && visit.index >= 1) {
@@ -110,7 +128,15 @@ function recordConditions(ctx: PatientContext, visit: PlannedVisit, encounterUrn
   }
   if (visit.index === 0) {
     for (const concern of profile.healthConcerns) {
-      state.healthConcerns.push(addCondition({ code: concern, category: 'health-concern', encounterUrn, onsetMs: visit.startMs - rng.int(30, 700) * DAY_MS, recordedMs: visit.startMs }));
+      state.healthConcerns.push(
+        addCondition({
+          code: concern,
+          category: 'health-concern',
+          encounterUrn,
+          onsetMs: visit.startMs - rng.int(30, 700) * DAY_MS,
+          recordedMs: visit.startMs,
+        }),
+      );
     }
   }
   if (visit.acute) {
@@ -118,7 +144,14 @@ function recordConditions(ctx: PatientContext, visit: PlannedVisit, encounterUrn
     const abatementMs = visit.startMs + rng.int(...visit.acute.resolvesInDays) * DAY_MS;
     const resolved = abatementMs < ctx.historyEndMs;
     const onsetMs = visit.startMs - rng.int(1, 4) * DAY_MS;
-    const recorded = addCondition({ code: visit.acute.code, category: 'encounter-diagnosis', encounterUrn, onsetMs, recordedMs: visit.startMs, ...(resolved ? { abatementMs } : {}) });
+    const recorded = addCondition({
+      code: visit.acute.code,
+      category: 'encounter-diagnosis',
+      encounterUrn,
+      onsetMs,
+      recordedMs: visit.startMs,
+      ...(resolved ? { abatementMs } : {}),
+    });
     state.acute.push({ ...recorded, problem: visit.acute });
     diagnosed.push(recorded.urn);
   }
@@ -126,7 +159,14 @@ function recordConditions(ctx: PatientContext, visit: PlannedVisit, encounterUrn
 }
 
 /** Vitals always; smoking and screening on a schedule; labs by visit purpose. Returns fullUrls. */
-function recordObservations(ctx: PatientContext, visit: PlannedVisit, encounterUrn: string, age: number, followed: ChronicProblem | undefined, state: RecordState): string[] {
+function recordObservations(
+  ctx: PatientContext,
+  visit: PlannedVisit,
+  encounterUrn: string,
+  age: number,
+  followed: ChronicProblem | undefined,
+  state: RecordState,
+): string[] {
   const { rng } = ctx;
   const known = (snomedCode: string): boolean => state.chronic.has(snomedCode);
   const urns = addVitalSigns(ctx, visit, encounterUrn, {

@@ -20,15 +20,50 @@ export const GENERIC_CARE_PLAN = snomed('734163000', 'Care plan');
 const carePlanGeneric = GENERIC_CARE_PLAN;
 
 export const CHRONIC_PROBLEMS: readonly ChronicProblem[] = [
-  { code: snomed('59621000', 'Essential hypertension'), minAge: 30, carePlan: snomed('443402002', 'Lifestyle education regarding hypertension'), referral: snomed('183519002', 'Referral to cardiology service') },
-  { code: snomed('44054006', 'Diabetes mellitus type 2'), minAge: 30, carePlan: snomed('698360004', 'Diabetes self management plan'), referral: snomed('3457005', 'Referral to endocrinology') },
-  { code: snomed('15777000', 'Prediabetes'), minAge: 20, carePlan: snomed('698360004', 'Diabetes self management plan'), referral: snomed('3457005', 'Referral to nutrition counseling') },
-  { code: snomed('55822004', 'Hyperlipidemia'), minAge: 30, carePlan: snomed('736285004', 'Hyperlipidemia clinical management plan'), referral: snomed('183519002', 'Referral to cardiology service') },
-  { code: snomed('195967001', 'Asthma'), minAge: 0, carePlan: snomed('699728000', 'Asthma self management'), referral: snomed('3457005', 'Referral to pulmonology') },
+  {
+    code: snomed('59621000', 'Essential hypertension'),
+    minAge: 30,
+    carePlan: snomed('443402002', 'Lifestyle education regarding hypertension'),
+    referral: snomed('183519002', 'Referral to cardiology service'),
+  },
+  {
+    code: snomed('44054006', 'Diabetes mellitus type 2'),
+    minAge: 30,
+    carePlan: snomed('698360004', 'Diabetes self management plan'),
+    referral: snomed('3457005', 'Referral to endocrinology'),
+  },
+  {
+    code: snomed('15777000', 'Prediabetes'),
+    minAge: 20,
+    carePlan: snomed('698360004', 'Diabetes self management plan'),
+    referral: snomed('3457005', 'Referral to nutrition counseling'),
+  },
+  {
+    code: snomed('55822004', 'Hyperlipidemia'),
+    minAge: 30,
+    carePlan: snomed('736285004', 'Hyperlipidemia clinical management plan'),
+    referral: snomed('183519002', 'Referral to cardiology service'),
+  },
+  {
+    code: snomed('195967001', 'Asthma'),
+    minAge: 0,
+    carePlan: snomed('699728000', 'Asthma self management'),
+    referral: snomed('3457005', 'Referral to pulmonology'),
+  },
   { code: snomed('35489007', 'Depressive disorder'), minAge: 16, carePlan: carePlanGeneric, referral: snomed('183524004', 'Referral to psychiatry service') },
   { code: snomed('197480006', 'Anxiety disorder'), minAge: 16, carePlan: carePlanGeneric, referral: snomed('183524004', 'Referral to psychiatry service') },
-  { code: snomed('239873007', 'Osteoarthritis of knee'), minAge: 50, carePlan: snomed('773513001', 'Physiotherapy care plan'), referral: snomed('3457005', 'Referral to orthopedics') },
-  { code: snomed('162864005', 'Body mass index 30+ - obesity'), minAge: 18, carePlan: snomed('718361005', 'Weight management program'), referral: snomed('3457005', 'Referral to nutrition counseling') },
+  {
+    code: snomed('239873007', 'Osteoarthritis of knee'),
+    minAge: 50,
+    carePlan: snomed('773513001', 'Physiotherapy care plan'),
+    referral: snomed('3457005', 'Referral to orthopedics'),
+  },
+  {
+    code: snomed('162864005', 'Body mass index 30+ - obesity'),
+    minAge: 18,
+    carePlan: snomed('718361005', 'Weight management program'),
+    referral: snomed('3457005', 'Referral to nutrition counseling'),
+  },
   { code: snomed('40930008', 'Hypothyroidism'), minAge: 25, carePlan: carePlanGeneric, referral: snomed('3457005', 'Referral to endocrinology') },
   { code: snomed('431855005', 'Chronic kidney disease stage 1'), minAge: 45, carePlan: carePlanGeneric, referral: snomed('3457005', 'Referral to nephrology') },
 ];
@@ -145,7 +180,10 @@ export interface SdohGoalDef {
 export const SDOH_GOALS: readonly SdohGoalDef[] = [
   { description: snomed('1078229009', 'Food security'), measure: loinc('88124-3', 'Food insecurity risk [HVS]'), detail: loinc('LA19983-8', 'No risk') },
   { description: 'Secure stable housing within six months', measure: loinc('71802-3', 'Housing status') },
-  { description: 'Arrange reliable transport to medical appointments', measure: loinc('93030-5', 'Has lack of transportation kept you from medical appointments, meetings, work, or from getting things needed for daily living') },
+  {
+    description: 'Arrange reliable transport to medical appointments',
+    measure: loinc('93030-5', 'Has lack of transportation kept you from medical appointments, meetings, work, or from getting things needed for daily living'),
+  },
   { description: 'Find part-time or full-time employment', measure: loinc('67875-5', 'Employment status current') },
   { description: 'Reduce day-to-day stress', measure: loinc('93038-8', 'Stress level') },
 ];

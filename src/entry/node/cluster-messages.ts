@@ -20,9 +20,7 @@ export type WorkerMessage =
 /** The primary to a worker. */
 export type PrimaryMessage =
   /** The embedded upstream's data has loaded: the legacy operations may be served. */
-  | { type: 'upstream-loaded' }
-  | { type: 'metrics-collect'; id: number }
-  | { type: 'metrics-answer'; id: number; text: string };
+  { type: 'upstream-loaded' } | { type: 'metrics-collect'; id: number } | { type: 'metrics-answer'; id: number; text: string };
 
 /** Environment variables the primary sets for a worker (not settings: an operator never sets them). */
 export const WORKER_ENV = {

@@ -82,12 +82,18 @@ export function mergeWorkerMetrics(parts: readonly { worker: number; text: strin
       if (header) {
         const name = header[2]!;
         family = families.get(name);
-        if (family === undefined) families.set(name, (family = { header: [], samples: [] }));
+        if (family === undefined) {
+          family = { header: [], samples: [] };
+          families.set(name, family);
+        }
         if (!family.header.some((seen) => seen.startsWith(`# ${header[1]} `))) family.header.push(line);
         continue;
       }
       if (line.startsWith('#')) continue;
-      if (family === undefined) families.set('', (family = { header: [], samples: [] }));
+      if (family === undefined) {
+        family = { header: [], samples: [] };
+        families.set('', family);
+      }
       family.samples.push(withWorkerLabel(line, worker));
     }
   }

@@ -88,5 +88,9 @@ function tellPrimary(message: WorkerMessage, then?: () => void): void {
  */
 export function workerShare(config: Config, workers: number): Config {
   const share = (limit: number) => Math.max(1, Math.ceil(limit / workers));
-  return { ...config, UPSTREAM_MAX_IN_FLIGHT: share(config.UPSTREAM_MAX_IN_FLIGHT), UPSTREAM_MAX_IN_FLIGHT_PER_TYPE: share(config.UPSTREAM_MAX_IN_FLIGHT_PER_TYPE) };
+  return {
+    ...config,
+    UPSTREAM_MAX_IN_FLIGHT: share(config.UPSTREAM_MAX_IN_FLIGHT),
+    UPSTREAM_MAX_IN_FLIGHT_PER_TYPE: share(config.UPSTREAM_MAX_IN_FLIGHT_PER_TYPE),
+  };
 }

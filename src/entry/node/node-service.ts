@@ -71,13 +71,26 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Shared by every process and instance on the same Redis; it connects in the background (a Redis
   // that is down delays nothing). Imported on demand: the client takes ~0.1 s to load, for nothing without one.
   const sharedTier =
-    config.CACHE_REDIS_URL === undefined ? undefined : (await import('./cache/redis-tier.ts')).redisTier({ url: config.CACHE_REDIS_URL, commandTimeoutMs: config.CACHE_L2_TIMEOUT_MS });
+    config.CACHE_REDIS_URL === undefined
+      ? undefined
+      : (await import('./cache/redis-tier.ts')).redisTier({ url: config.CACHE_REDIS_URL, commandTimeoutMs: config.CACHE_L2_TIMEOUT_MS });
   const { app, cache, metrics, tracing } = assembleFacade(config, {
-    upstreamUrl, transport, logger, audit: options.audit ?? silentAuditSink, hashing: nodeHashing(config.CACHE_SECRET), sharedTier, entrySealing: nodeEntryCipher, shareCacheLoads: true, started: () => started,
+    upstreamUrl,
+    transport,
+    logger,
+    audit: options.audit ?? silentAuditSink,
+    hashing: nodeHashing(config.CACHE_SECRET),
+    sharedTier,
+    entrySealing: nodeEntryCipher,
+    shareCacheLoads: true,
+    started: () => started,
   });
   // Node's header limit is raised above MAX_URL_LENGTH so that a long URL reaches the app and gets
   // its 414; only what is larger still is refused by Node itself (answered in answerClientError).
-  const server = createAdaptorServer({ fetch: withMetricsAnswer(app.fetch, options.metricsAnswer), serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) } }) as Server;
+  const server = createAdaptorServer({
+    fetch: withMetricsAnswer(app.fetch, options.metricsAnswer),
+    serverOptions: { maxHeaderSize: Math.max(config.MAX_URL_LENGTH * 2, 64 * 1024) },
+  }) as Server;
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, logger));
   const connections = trackConnections(server);
   /** Closes the upstream side: gently while time is left, at once after the stop's deadline. */
@@ -123,7 +136,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
  * `/metrics` answered with `answer()` instead of this process's text, once the app has answered it
  * (so the request is still counted, logged and given its headers as any other).
  */
-function withMetricsAnswer<Rest extends unknown[]>(fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>, answer: (() => Promise<string>) | undefined) {
+function withMetricsAnswer<Rest extends unknown[]>(
+  fetch: (request: Request, ...rest: Rest) => Response | Promise<Response>,
+  answer: (() => Promise<string>) | undefined,
+) {
   if (answer === undefined) return fetch;
   return async (request: Request, ...rest: Rest): Promise<Response> => {
     const response = await fetch(request, ...rest);
@@ -140,7 +156,13 @@ async function withDeadline(work: Promise<unknown>, deadlineAt: number): Promise
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now()));
   });
-  await Promise.race([work.then(() => undefined, () => undefined), timeout]);
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    timeout,
+  ]);
   clearTimeout(timer);
 }
 

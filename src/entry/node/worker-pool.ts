@@ -53,8 +53,18 @@ export class WorkerPool {
     // which writes whole lines only: lines of several processes never interleave, audit lines included.
     cluster.setupPrimary({ args: [], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
     this.slots = Array.from({ length: options.count }, (_, index) => ({
-      id: index + 1, backoff: new RestartBackoff(), worker: undefined, pid: undefined, forkedAt: 0, listening: false,
-      startFailure: undefined, ended: undefined, unfinished: 0, restarts: 0, restartTimer: undefined, closed: Promise.resolve(),
+      id: index + 1,
+      backoff: new RestartBackoff(),
+      worker: undefined,
+      pid: undefined,
+      forkedAt: 0,
+      listening: false,
+      startFailure: undefined,
+      ended: undefined,
+      unfinished: 0,
+      restarts: 0,
+      restartTimer: undefined,
+      closed: Promise.resolve(),
     }));
   }
 
@@ -186,7 +196,11 @@ export class WorkerPool {
     const failure = slot.startFailure;
     // One line per restart, with how the worker ended: never request data (a worker's own lines say what it served).
     this.options.logger('warn', 'worker exited', {
-      worker: slot.id, pid: slot.pid, code: slot.ended?.code ?? undefined, signal: slot.ended?.signal ?? undefined, restartInMs: delay,
+      worker: slot.id,
+      pid: slot.pid,
+      code: slot.ended?.code ?? undefined,
+      signal: slot.ended?.signal ?? undefined,
+      restartInMs: delay,
       startFailure: failure?.text.split('\n')[0],
     });
     // A bug at start keeps its stack, as a single process's would.

@@ -35,12 +35,18 @@ export function matchesDate(resource: FhirResource, type: string, param: string,
   const high = dateBound(match[2], 'last')!;
   return rangesOf(resource, ownEntry(DATE_ELEMENTS, `${type}:${param}`) ?? []).some(([start, end]) => {
     switch (prefix) {
-      case 'ge': return end >= low;
-      case 'le': return start <= high;
-      case 'gt': return end > high;
-      case 'lt': return start < low;
-      case 'ne': return !(start >= low && end <= high);
-      default: return start >= low && end <= high;
+      case 'ge':
+        return end >= low;
+      case 'le':
+        return start <= high;
+      case 'gt':
+        return end > high;
+      case 'lt':
+        return start < low;
+      case 'ne':
+        return !(start >= low && end <= high);
+      default:
+        return start >= low && end <= high;
     }
   });
 }

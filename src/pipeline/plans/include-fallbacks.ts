@@ -68,11 +68,7 @@ export async function fetchMissingIncludes(
 }
 
 /** For each revinclude: the records that point at the matches, found by the reverse search (`DocumentReference?encounter=Encounter/a,…`). */
-export async function fetchRevIncludes(
-  matches: readonly FhirResource[],
-  revincludes: readonly string[],
-  fetchRecords: FetchRecords,
-): Promise<FhirResource[]> {
+export async function fetchRevIncludes(matches: readonly FhirResource[], revincludes: readonly string[], fetchRecords: FetchRecords): Promise<FhirResource[]> {
   // Typed references: some servers match a bare id only on patient/subject (Medplum).
   const targets = matches.filter((match) => match.id !== undefined).map(keyOf);
   const found: FhirResource[] = [];

@@ -58,11 +58,20 @@ export async function fetchSearch(route: SearchRoute, params: LegacyParams, toke
   }
 }
 
-async function searchIn(context: PlanContext, route: SearchRoute, params: LegacyParams, patientScope: ReturnType<typeof patientScopeOf>, deps: PlanDeps): Promise<SearchResult> {
+async function searchIn(
+  context: PlanContext,
+  route: SearchRoute,
+  params: LegacyParams,
+  patientScope: ReturnType<typeof patientScopeOf>,
+  deps: PlanDeps,
+): Promise<SearchResult> {
   const { resourceType, include = [], revinclude = [] } = route.upstream;
   if (patientScope === undefined || params.patient === undefined) {
     const revincludes = params._revinclude === undefined ? revinclude : [...revinclude, params._revinclude];
-    const result = await searchWithIncludes({ resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes }, context);
+    const result = await searchWithIncludes(
+      { resourceType, params: upstreamSearchParams(route, params, deps.siteCodes), includes: include, revincludes },
+      context,
+    );
     // A type with no date parameter (Coverage): the legacy date range compared with its period here.
     return { ...result, matches: filterByPeriod(resourceType, result.matches, params) };
   }
@@ -75,7 +84,12 @@ async function searchIn(context: PlanContext, route: SearchRoute, params: Legacy
 }
 
 /** The record of a by-id read and the records it includes; `undefined` when there is none. */
-export async function fetchRead(route: ReadRoute, id: string, token: string | undefined, deps: PlanDeps): Promise<{ record: FhirResource | undefined; included: FhirResource[]; pages: number }> {
+export async function fetchRead(
+  route: ReadRoute,
+  id: string,
+  token: string | undefined,
+  deps: PlanDeps,
+): Promise<{ record: FhirResource | undefined; included: FhirResource[]; pages: number }> {
   const { resourceType, include = [], revinclude = [] } = route.upstream;
   if (include.length === 0 && revinclude.length === 0) {
     const deadline = deps.client.deadline(undefined, deps.trace);

@@ -37,11 +37,14 @@ export async function searchWithIncludes(planned: PlannedSearch, plan: PlanConte
   const { resourceType, params } = planned;
   let pages = 0;
   // Every search of the plan counts in the request's upstream round trips (the request log, /metrics).
-  const ctx: PlanContext = { ...plan, search: async (type, query) => {
-    const result = await plan.search(type, query);
-    pages += result.pages;
-    return result;
-  } };
+  const ctx: PlanContext = {
+    ...plan,
+    search: async (type, query) => {
+      const result = await plan.search(type, query);
+      pages += result.pages;
+      return result;
+    },
+  };
   const capabilities = await ctx.capabilities();
   const adapted = adaptParams(resourceType, params, capabilities);
   for (const param of adapted.substituted) ctx.onFallback?.('param-substituted', `${resourceType}:${param}`);
@@ -112,7 +115,8 @@ function canonicalOrder(records: FhirResource[]): FhirResource[] {
   const id = (record: FhirResource) => record.id ?? '';
   // Numeric collation makes `01` and `1` equal: the plain comparison then decides, never the server's order.
   return records.sort(
-    (a, b) => a.resourceType.localeCompare(b.resourceType) || id(a).localeCompare(id(b), 'en', { numeric: true }) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0),
+    (a, b) =>
+      a.resourceType.localeCompare(b.resourceType) || id(a).localeCompare(id(b), 'en', { numeric: true }) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0),
   );
 }
 

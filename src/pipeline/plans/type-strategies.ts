@@ -47,4 +47,3 @@ export function dateBound(value: unknown, which: 'first' | 'last'): string | und
   const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
   return `${year}-${month}-${String(lastDay).padStart(2, '0')}`;
 }
-

@@ -54,7 +54,9 @@ export function personalityCapabilityStatement(embedded: CapabilityStatementJson
   const { includes, revincludes } = referenceParams(resources.map((resource) => resource.type));
   const allowed = personality.includes?.allowed;
   const allowedOf = (kind: 'include' | 'revinclude', type: string | undefined) =>
-    (allowed ?? []).filter((value) => value.startsWith(`${kind}:`) && (type === undefined || value.startsWith(`${kind}:${type}:`))).map((value) => value.slice(kind.length + 1));
+    (allowed ?? [])
+      .filter((value) => value.startsWith(`${kind}:`) && (type === undefined || value.startsWith(`${kind}:${type}:`)))
+      .map((value) => value.slice(kind.length + 1));
   return {
     ...embedded,
     software: { name: `${personality.name} (a personality proxy over the embedded FHIR server)` },

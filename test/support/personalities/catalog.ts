@@ -20,8 +20,17 @@ const CERNER_INCLUDES = ['revinclude:Provenance:target'] as const;
 const MISSING_PARAMS = { Goal: ['category'], Specimen: ['patient'] } as const;
 /** Every date parameter the service searches with (docs/decisions.md, "Which date each date filter compares"). */
 const MISSING_DATES = {
-  AllergyIntolerance: ['date'], CarePlan: ['date'], CareTeam: ['date'], Condition: ['onset-date'], DiagnosticReport: ['date'], Goal: ['start-date'],
-  Immunization: ['date'], Observation: ['date'], Procedure: ['date'], ServiceRequest: ['authored'], Specimen: ['collected'],
+  AllergyIntolerance: ['date'],
+  CarePlan: ['date'],
+  CareTeam: ['date'],
+  Condition: ['onset-date'],
+  DiagnosticReport: ['date'],
+  Goal: ['start-date'],
+  Immunization: ['date'],
+  Observation: ['date'],
+  Procedure: ['date'],
+  ServiceRequest: ['authored'],
+  Specimen: ['collected'],
 } as const;
 
 const cernerIncludes = (otherwise: IncludeSupport['otherwise'], declared = false): IncludeSupport => ({ allowed: CERNER_INCLUDES, otherwise, declared });
@@ -42,7 +51,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'azure-ct',
-    reproduces: 'Next link = the original query + `ct=` token of ~2.3 KB base64 with `+ / =`, kept server-side and required byte for byte (unknown 400, malformed 500); only self + next links; no `total` (§3).',
+    reproduces:
+      'Next link = the original query + `ct=` token of ~2.3 KB base64 with `+ / =`, kept server-side and required byte for byte (unknown 400, malformed 500); only self + next links; no `total` (§3).',
     paging: 'continuation-token',
     omitTotal: true,
     facadeEnv: SMALL_PAGES,
@@ -50,7 +60,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'hapi-getpages',
-    reproduces: 'Next link = `[base]?_getpages=<uuid>&_getpagesoffset=N&_count=M&_bundletype=searchset`, a server-side cached search (unknown id → 410 HAPI-0417); `_count` capped at 200; `total` absent (§1).',
+    reproduces:
+      'Next link = `[base]?_getpages=<uuid>&_getpagesoffset=N&_count=M&_bundletype=searchset`, a server-side cached search (unknown id → 410 HAPI-0417); `_count` capped at 200; `total` absent (§1).',
     paging: 'getpages',
     pageCap: 200,
     omitTotal: true,
@@ -59,7 +70,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'hapi-behind-proxy',
-    reproduces: 'HAPI `_getpages` links naming the server as it sees itself, `http://internal-fhir:8080/fhir`, while the facade reaches it at `http://127.0.0.1:PORT/some/prefix/fhir` (§1, hapifhir/hapi-fhir#2509; personality 2).',
+    reproduces:
+      'HAPI `_getpages` links naming the server as it sees itself, `http://internal-fhir:8080/fhir`, while the facade reaches it at `http://127.0.0.1:PORT/some/prefix/fhir` (§1, hapifhir/hapi-fhir#2509; personality 2).',
     basePath: '/some/prefix/fhir',
     advertisedBase: 'http://internal-fhir:8080/fhir',
     paging: 'getpages',
@@ -69,7 +81,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'internal-host-links',
-    reproduces: 'Absolute `_offset` links on another scheme, host, port and path prefix (`https://internal-fhir:8443/fhir`): link origin from the request unless forwarded headers are trusted (Azure UrlResolver §3, Firely §9, Smile §8).',
+    reproduces:
+      'Absolute `_offset` links on another scheme, host, port and path prefix (`https://internal-fhir:8443/fhir`): link origin from the request unless forwarded headers are trusted (Azure UrlResolver §3, Firely §9, Smile §8).',
     basePath: '/some/prefix/fhir',
     advertisedBase: 'https://internal-fhir:8443/fhir',
     facadeEnv: SMALL_PAGES,
@@ -85,7 +98,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'cerner-includes-ignored',
-    reproduces: 'No `_include` / `_revinclude` but `_revinclude=Provenance:target`, the others silently ignored, its CapabilityStatement silent about them; no `total` (§7; unsupported-include handling not found, variant 1).',
+    reproduces:
+      'No `_include` / `_revinclude` but `_revinclude=Provenance:target`, the others silently ignored, its CapabilityStatement silent about them; no `total` (§7; unsupported-include handling not found, variant 1).',
     includes: cernerIncludes('ignore'),
     omitTotal: true,
     exercised: ['includesDropped'],
@@ -112,38 +126,44 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'epic-no-results',
-    reproduces: "Empty searches answered 200, `total: 0`, with Epic's warning 4101 \"no results\" as an outcome entry; other pages carry an information outcome entry (§6).",
+    reproduces:
+      'Empty searches answered 200, `total: 0`, with Epic\'s warning 4101 "no results" as an outcome entry; other pages carry an information outcome entry (§6).',
     outcomes: 'epic-no-results',
     exercised: ['noResultsWarnings', 'outcomeEntries'],
   },
   {
     name: 'strict-unknown-params',
-    reproduces: 'Unknown search parameter → 400 HAPI-0524 whatever `Prefer` says (HAPI §1, Medplum §2, IBM §10), on a server without Goal `category` (Cerner §7) and Specimen `patient` (HealthLake §5).',
+    reproduces:
+      'Unknown search parameter → 400 HAPI-0524 whatever `Prefer` says (HAPI §1, Medplum §2, IBM §10), on a server without Goal `category` (Cerner §7) and Specimen `patient` (HealthLake §5).',
     unknownParams: { missing: MISSING_PARAMS, handling: 'strict' },
     exercised: ['searchesWithoutMissingParams'],
   },
   {
     name: 'date-params-missing',
-    reproduces: 'Composition, no single documented server: no date search parameter on any type the service searches (Oracle Health has only a few, §7; Goal only target-date), unknown ones refused with 400 (§1, §2, §10).',
+    reproduces:
+      'Composition, no single documented server: no date search parameter on any type the service searches (Oracle Health has only a few, §7; Goal only target-date), unknown ones refused with 400 (§1, §2, §10).',
     unknownParams: { missing: MISSING_DATES, handling: 'strict' },
     exercised: ['searchesWithoutMissingParams'],
   },
   {
     name: 'lenient-unknown-params',
-    reproduces: 'Unknown search parameter dropped with a `not-supported` warning in the outcome entry, 400 only under `Prefer: handling=strict` (Azure §3, Google §4), same missing parameters.',
+    reproduces:
+      'Unknown search parameter dropped with a `not-supported` warning in the outcome entry, 400 only under `Prefer: handling=strict` (Azure §3, Google §4), same missing parameters.',
     unknownParams: { missing: MISSING_PARAMS, handling: 'lenient' },
     exercised: ['searchesWithoutMissingParams'],
   },
   {
     name: 'medplum-typed-references',
-    reproduces: 'A bare id matches on `patient` / `subject` only; `encounter=<bare id>` and other reference parameters match nothing (medplum/medplum#9254, §2); no `total` (§2).',
+    reproduces:
+      'A bare id matches on `patient` / `subject` only; `encounter=<bare id>` and other reference parameters match nothing (medplum/medplum#9254, §2); no `total` (§2).',
     typedReferencesOnly: true,
     omitTotal: true,
     exercised: ['totalsRemoved'],
   },
   {
     name: 'typed-references-without-includes',
-    reproduces: "Composition, no single documented server: Medplum's typed-reference rule (§2) on a server without includes (Cerner §7), so the include fallbacks' reverse searches (`DocumentReference?encounter=…`) must use the typed form.",
+    reproduces:
+      "Composition, no single documented server: Medplum's typed-reference rule (§2) on a server without includes (Cerner §7), so the include fallbacks' reverse searches (`DocumentReference?encounter=…`) must use the typed form.",
     typedReferencesOnly: true,
     includes: cernerIncludes('ignore'),
     exercised: ['includesDropped'],
@@ -175,7 +195,8 @@ export const PERSONALITIES: readonly Personality[] = [
   },
   {
     name: 'hapi-expired-session',
-    reproduces: 'HAPI `_getpages` paging where the first cached search of each query has expired when its next link is followed: 410 HAPI-0417 (§1; Firely 410 §9; personality 14). A second session of the same query lives.',
+    reproduces:
+      'HAPI `_getpages` paging where the first cached search of each query has expired when its next link is followed: 410 HAPI-0417 (§1; Firely 410 §9; personality 14). A second session of the same query lives.',
     paging: 'getpages',
     pageCap: 200,
     expiry: { firstSessionOfEachSearchExpired: true },

@@ -57,7 +57,9 @@ export const PAGING_CHECKS: Record<string, ProxyCheck> = {
     expect(ids).toEqual(await embeddedIds(embedded, `${OBSERVATIONS}&_count=20`));
     const capped = await getFhir(`${proxy.baseUrl}${OBSERVATIONS}&_count=1000`);
     expect(capped.body.entry!.filter((entry) => entry.search?.mode === 'match')).toHaveLength(200);
-    const gone = await getFhir<{ resourceType: string; issue: { diagnostics: string }[] }>(`${proxy.baseUrl}?_getpages=0b6a0000-0000-4000-8000-000000000000&_getpagesoffset=20&_count=20`);
+    const gone = await getFhir<{ resourceType: string; issue: { diagnostics: string }[] }>(
+      `${proxy.baseUrl}?_getpages=0b6a0000-0000-4000-8000-000000000000&_getpagesoffset=20&_count=20`,
+    );
     expect(gone.status).toBe(410);
     expect(gone.body.resourceType).toBe('OperationOutcome');
     expect(gone.body.issue[0]!.diagnostics).toMatch(/^HAPI-0417: Search ID .* does not exist and may have expired$/);

@@ -123,7 +123,10 @@ async function forward(url: string): Promise<ProxyAnswer> {
 }
 
 function throttled(throttle: NonNullable<Personality['throttle']>): ProxyAnswer {
-  const body = throttle.body === 'outcome' ? { resourceType: 'OperationOutcome', issue: [issue('error', 'throttled', 'The request was throttled; retry later.')] } : undefined;
+  const body =
+    throttle.body === 'outcome'
+      ? { resourceType: 'OperationOutcome', issue: [issue('error', 'throttled', 'The request was throttled; retry later.')] }
+      : undefined;
   return { status: throttle.status, headers: { ...throttle.headers }, body };
 }
 

@@ -151,7 +151,8 @@ export const SEARCH_CHECKS: Record<string, ProxyCheck> = {
     const typed = await getFhir(`${proxy.baseUrl}/DocumentReference?encounter=Encounter/${encounter.id}`);
     expect(matchIds(typed.body).length).toBeGreaterThan(0);
     expect(matchIds((await getFhir(`${proxy.baseUrl}/DocumentReference?encounter=${encounter.id}`)).body)).toEqual([]);
-    for (const param of ['patient', 'subject']) expect(matchIds((await getFhir(`${proxy.baseUrl}/DocumentReference?${param}=1`)).body).length).toBeGreaterThan(0);
+    for (const param of ['patient', 'subject'])
+      expect(matchIds((await getFhir(`${proxy.baseUrl}/DocumentReference?${param}=1`)).body).length).toBeGreaterThan(0);
     expect(proxy.stats.bareReferencesUnmatched).toBe(1);
   },
 
@@ -170,7 +171,10 @@ export const SEARCH_CHECKS: Record<string, ProxyCheck> = {
     expect([...zipped.body.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
     const plain = await rawGet(url, {});
     expect(plain.headers['content-encoding']).toBeUndefined();
-    expect(JSON.parse(gunzipSync(zipped.body).toString('utf8'))).toMatchObject({ resourceType: 'Bundle', entry: JSON.parse(plain.body.toString('utf8')).entry });
+    expect(JSON.parse(gunzipSync(zipped.body).toString('utf8'))).toMatchObject({
+      resourceType: 'Bundle',
+      entry: JSON.parse(plain.body.toString('utf8')).entry,
+    });
   },
 
   'throttle-retry-after': throttleCheck(100, 2, (headers) => expect(headers.get('retry-after')).toBe('1'), 'outcome'),

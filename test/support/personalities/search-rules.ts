@@ -8,7 +8,20 @@ import type { Personality, ProxyStats } from './personality.ts';
 import { issue, outcomeAnswer, type ProxyAnswer } from './proxy-answer.ts';
 
 /** Parameters that shape a result rather than filter it (as the embedded server accepts them). */
-export const RESULT_PARAMS: ReadonlySet<string> = new Set(['_count', '_offset', '_include', '_revinclude', '_sort', '_elements', '_summary', '_total', '_format', '_pretty', '_id', '_lastUpdated']);
+export const RESULT_PARAMS: ReadonlySet<string> = new Set([
+  '_count',
+  '_offset',
+  '_include',
+  '_revinclude',
+  '_sort',
+  '_elements',
+  '_summary',
+  '_total',
+  '_format',
+  '_pretty',
+  '_id',
+  '_lastUpdated',
+]);
 
 /** The search parameters the server has, per type: name → FHIR search parameter type. */
 export type SearchParamTypes = ReadonlyMap<string, ReadonlyMap<string, string>>;

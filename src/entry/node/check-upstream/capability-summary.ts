@@ -33,10 +33,14 @@ export async function describeStatement(url: string, transport: Transport, confi
   if (!isObject(statement) || statement.resourceType !== 'CapabilityStatement') {
     return { found: false, software: undefined, fhirVersion: undefined, resourceTypes: 0, unlisted: [] };
   }
-  const software = isObject(statement.software) ? [statement.software.name, statement.software.version].filter((part) => typeof part === 'string').join(' ') : '';
+  const software = isObject(statement.software)
+    ? [statement.software.name, statement.software.version].filter((part) => typeof part === 'string').join(' ')
+    : '';
   const rest = Array.isArray(statement.rest) ? statement.rest.find((entry) => isObject(entry) && entry.mode === 'server') : undefined;
   const listed = new Set(
-    (isObject(rest) && Array.isArray(rest.resource) ? rest.resource : []).flatMap((resource) => (isObject(resource) && typeof resource.type === 'string' ? [resource.type] : [])),
+    (isObject(rest) && Array.isArray(rest.resource) ? rest.resource : []).flatMap((resource) =>
+      isObject(resource) && typeof resource.type === 'string' ? [resource.type] : [],
+    ),
   );
   return {
     found: true,

@@ -17,8 +17,14 @@ export const EXIT_USAGE = 2;
 
 /** Service settings read from the environment, as the service would read them. */
 const SETTINGS = [
-  'UPSTREAM_TIMEOUT_MS', 'UPSTREAM_MAX_PAGES', 'UPSTREAM_PAGE_SIZE', 'UPSTREAM_MAX_BODY_BYTES', 'UPSTREAM_MAX_ATTEMPTS',
-  'UPSTREAM_MAX_IN_FLIGHT', 'UPSTREAM_MAX_IN_FLIGHT_PER_TYPE', 'UPSTREAM_QUEUE_WAIT_MS',
+  'UPSTREAM_TIMEOUT_MS',
+  'UPSTREAM_MAX_PAGES',
+  'UPSTREAM_PAGE_SIZE',
+  'UPSTREAM_MAX_BODY_BYTES',
+  'UPSTREAM_MAX_ATTEMPTS',
+  'UPSTREAM_MAX_IN_FLIGHT',
+  'UPSTREAM_MAX_IN_FLIGHT_PER_TYPE',
+  'UPSTREAM_QUEUE_WAIT_MS',
 ] as const;
 
 export const HELP = `usage: npm run check-upstream -- --url <FHIR base URL> --patient <id> [--json]
@@ -78,7 +84,8 @@ export async function runCheckUpstreamCli(args: readonly string[], io: CliIo): P
       io.out(`${HELP}\n`);
       return EXIT_SERVABLE;
     }
-    if (token === undefined) throw new UsageError(`${TOKEN_VARIABLE} is not set: the token sent to the server comes from it (any value for a server that takes none)`);
+    if (token === undefined)
+      throw new UsageError(`${TOKEN_VARIABLE} is not set: the token sent to the server comes from it (any value for a server that takes none)`);
     const settings = Object.fromEntries(SETTINGS.flatMap((name) => (io.env[name] === undefined ? [] : [[name, io.env[name]!]])));
     const report = await checkUpstream({ url: parsed.url, patient: parsed.patient, token, settings, transport: io.transport });
     io.out(scrub(parsed.json ? formatJson(report) : formatTable(report)));
@@ -97,7 +104,7 @@ function parse(args: readonly string[]): { help: boolean; url: string; patient: 
   if (args.some((arg) => /^--?(access[-_]?)?token(=|$)/i.test(arg))) {
     throw new UsageError(`the token is never an argument (it would end up in shell history and process lists): set ${TOKEN_VARIABLE} instead`);
   }
-  let values;
+  let values: { url?: string; patient?: string; json: boolean; help: boolean };
   try {
     values = parseArgs({
       args: [...args],
@@ -122,7 +129,8 @@ function baseUrl(value: string | undefined): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http or https URL');
   if (url.username !== '' || url.password !== '') throw new UsageError(`--url must not hold a user name or password: the token comes from ${TOKEN_VARIABLE}`);
-  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#')) throw new UsageError('--url must be a base URL, without a query or fragment');
+  if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#'))
+    throw new UsageError('--url must be a base URL, without a query or fragment');
   return value.replace(/\/+$/, '');
 }
 

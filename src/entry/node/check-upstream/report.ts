@@ -37,7 +37,13 @@ export function formatTable(report: CheckReport): string {
     `Patient: ${report.patient}`,
     '',
   ];
-  const cells = report.rows.map((row) => [row.operation, row.request, roundTripsText(row), row.outcome === 'no-record' ? '-' : `${row.ms} ms`, resultText(row)]);
+  const cells = report.rows.map((row) => [
+    row.operation,
+    row.request,
+    roundTripsText(row),
+    row.outcome === 'no-record' ? '-' : `${row.ms} ms`,
+    resultText(row),
+  ]);
   const widths = HEADINGS.map((heading, column) => Math.max(heading.length, ...cells.map((cell) => cell[column]!.length)));
   const line = (cell: readonly string[]) =>
     cell

@@ -90,7 +90,15 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
     const response = await app.fetch(new Request(`http://check-upstream.invalid${request.path}`, { method: request.method, headers, body: request.form }));
     const text = await response.text();
     const ms = Math.round(performance.now() - started);
-    return { status: response.status, body: parseJson(text), ms, calls: current.calls, throttled: current.throttled, fallbacks: [...new Set(current.fallbacks)], failure: current.failure };
+    return {
+      status: response.status,
+      body: parseJson(text),
+      ms,
+      calls: current.calls,
+      throttled: current.throttled,
+      fallbacks: [...new Set(current.fallbacks)],
+      failure: current.failure,
+    };
   };
 
   /**
@@ -126,7 +134,12 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
   };
 
   try {
-    const capabilityStatement = await describeStatement(options.url, transport, config, (options.routes ?? ROUTES).map((route) => route.upstream.resourceType));
+    const capabilityStatement = await describeStatement(
+      options.url,
+      transport,
+      config,
+      (options.routes ?? ROUTES).map((route) => route.upstream.resourceType),
+    );
     const searched = new Map<string, Awaited<ReturnType<typeof send>>>();
     const rows: OperationRow[] = [];
     for (const route of options.routes ?? ROUTES) {
@@ -140,12 +153,25 @@ export async function checkUpstream(options: CheckOptions): Promise<CheckReport>
       const search = searchForRead(route, options.routes ?? ROUTES);
       const found = search === undefined ? undefined : (searched.get(search.name) ?? (await send(searchRequest(search, options.patient))));
       lookupThrottled = 0;
-      const id = found?.status !== 200 ? undefined
-        // Kinds without an id in the legacy payload (`full_url` `/AllergyIntolerance/`): the upstream names one.
-        : route.shape.withoutId ? await upstreamRecordId(route.upstream.resourceType)
-        : recordIds(found.body, route.upstream.resourceType)[0];
+      const id =
+        found?.status !== 200
+          ? undefined
+          : // Kinds without an id in the legacy payload (`full_url` `/AllergyIntolerance/`): the upstream names one.
+            route.shape.withoutId
+            ? await upstreamRecordId(route.upstream.resourceType)
+            : recordIds(found.body, route.upstream.resourceType)[0];
       if (id === undefined) {
-        rows.push({ operation: route.name, request, outcome: 'no-record', fallbacks: [], reason: noRecordReason(route, search, found?.status), status: undefined, roundTrips: 0, throttled: 0, ms: 0 });
+        rows.push({
+          operation: route.name,
+          request,
+          outcome: 'no-record',
+          fallbacks: [],
+          reason: noRecordReason(route, search, found?.status),
+          status: undefined,
+          roundTrips: 0,
+          throttled: 0,
+          ms: 0,
+        });
         continue;
       }
       const answer = await send(readRequest(route, id));
