@@ -59,6 +59,13 @@ export async function cacheOffSection(bench: Bench): Promise<Section> {
   };
 }
 
+/**
+ * What the misses may add beside the cache, each structure bounded by count (docs/performance.md,
+ * "Memory"): the validated-request memo (≤ 2,000 entries, ~1.6 MiB), remembered legacy times
+ * (≤ 50,000, ~5 MiB), normalized references and timestamps (≤ 20,000 each, ~2.5 MiB each).
+ */
+const BOUNDED_MEMOS_BYTES = 12 * 1024 * 1024;
+
 /** The last patient asked for, per range: patients 1 and 2 are the hit rows' (2 the large answer). */
 const lastPatient = new Map<number, number>([
   [0, 10],
@@ -108,8 +115,8 @@ export async function missSection(bench: Bench): Promise<Section> {
     {
       name: "servers' process, heap and buffers after a full GC: same points",
       measured: points.map((point) => mib(point.heapUsedBytes)).join(' / '),
-      target: 'grows by at most the cache limit',
-      met: heapGrowth <= CACHE_MAX_BYTES,
+      target: `grows by at most the cache limit + ${mib(BOUNDED_MEMOS_BYTES)} of bounded memos`,
+      met: heapGrowth <= CACHE_MAX_BYTES + BOUNDED_MEMOS_BYTES,
     },
   ];
   return {
