@@ -68,7 +68,7 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
     // Looked up by the token's fingerprint where there is one (Node): no keyed hash on a hit.
     const fingerprint = token === undefined ? 'anonymous' : hashing.fingerprintOf?.(token);
     const known = fingerprint === undefined ? undefined : state.validated.get(ValidatedRequests.keyOf(fingerprint, route.name, id, rest));
-    if (known !== undefined) return fromValidated(c, record, known, cache);
+    if (known !== undefined) return fromValidated(c, record, known, token, cache);
     const caller = callerKey(hashing, token);
     if (caller instanceof Promise) return caller.then((key) => validate(c, record, key, fingerprint ?? key, token, id, rest, cache));
     return validate(c, record, caller, fingerprint ?? caller, token, id, rest, cache);
@@ -89,21 +89,30 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
     let known = state.validated.get(memoKey);
     if (known === undefined) {
       const prepared = prepareRequest(route, { query: queryOf(c.req.url), id, token });
-      known = { prepared, caller, cacheKey: `${caller}|${canonicalRequestKey(prepared)}` };
+      // Remembered without the token: the memo outlives the request, the token must not (it is read again on every request).
+      known = { prepared: { ...prepared, token: undefined }, caller, cacheKey: `${caller}|${canonicalRequestKey(prepared)}` };
       state.validated.remember(memoKey, known);
     }
-    return fromValidated(c, record, known, cache);
+    return fromValidated(c, record, known, token, cache);
   }
 
   /** A valid GET with a cache: access control, then a fresh entry answered at once, anything else later. */
-  function fromValidated(c: Context, record: RequestRecord, known: ValidatedRequest, cache: ResponseCache): Response | Promise<Response> {
+  function fromValidated(
+    c: Context,
+    record: RequestRecord,
+    known: ValidatedRequest,
+    token: string | undefined,
+    cache: ResponseCache,
+  ): Response | Promise<Response> {
+    // The remembered request with this request's token (the one its memo key's fingerprint names).
+    const prepared = token === undefined ? known.prepared : { ...known.prepared, token };
     // Passthrough never names a caller: no callback made for it.
-    const admitted = deps.access.admit(known.prepared, deps.access.mode === 'passthrough' ? undefined : identifiedIn(record));
+    const admitted = deps.access.admit(prepared, deps.access.mode === 'passthrough' ? undefined : identifiedIn(record));
     if (admitted instanceof Promise)
       return admitted.then((request) => answerLater(c, record, { prepared: auditAdmitted(record, request), caller: known.caller }));
     const request = auditAdmitted(record, admitted);
     // Access control may narrow the request (service mode pins the patient): its own key then.
-    const key = request === known.prepared ? known.cacheKey : `${known.caller}|${canonicalRequestKey(request)}`;
+    const key = request === prepared ? known.cacheKey : `${known.caller}|${canonicalRequestKey(request)}`;
     const body = cache.peek(key);
     if (body === undefined) return answerLater(c, record, { prepared: request, caller: known.caller });
     const span = record.span?.child('cache', 'internal');
@@ -202,8 +211,9 @@ function keepAliveOf(c: Context): KeepAlive {
 
 /** On Node, the response that says when it has been written (@hono/node-server passes it as `env.outgoing`). */
 function writtenSignalOf(c: Context): WrittenSignal | undefined {
-  const outgoing = (c.env as { outgoing?: Partial<WrittenSignal> } | undefined)?.outgoing;
-  return typeof outgoing?.once === 'function' ? (outgoing as WrittenSignal) : undefined;
+  const outgoing = (c.env as { outgoing?: Partial<WrittenSignal> & { writableEnded?: unknown } } | undefined)?.outgoing;
+  // writableEnded a boolean: a ServerResponse, not a Workers binding named `outgoing` (an RPC stub answers every property with a function).
+  return typeof outgoing?.once === 'function' && typeof outgoing.writableEnded === 'boolean' ? (outgoing as WrittenSignal) : undefined;
 }
 
 /** The query of a request URL, without parsing the rest of it. */

@@ -10,7 +10,7 @@ import { renderBody, storedBody } from '../src/cache/cache-key.ts';
 import { nodeHashing } from '../src/entry/node/cache/node-hashing.ts';
 import { callerToken } from '../src/access/token-policy.ts';
 import { readRawQuery } from '../src/pipeline/raw-query.ts';
-import { ValidatedRequests } from '../src/pipeline/validated-requests.ts';
+import { MAX_REMEMBERED_KEY_LENGTH, ValidatedRequests } from '../src/pipeline/validated-requests.ts';
 
 const decoder = new TextDecoder();
 
@@ -42,6 +42,10 @@ describe('readRawQuery', () => {
     'access_token',
     'access_token=&patient=2',
     'code=a|b&access_token=tok.en~_-',
+    // A URL with `??`: URLSearchParams drops one leading `?`.
+    '?access_token=abcdefgh12&patient=1',
+    '?access_token=t1&access_token=t2',
+    '??access_token=abcdefgh12',
   ];
   it.each(queries)('reads %j as URLSearchParams and callerToken do', (raw) => {
     for (const authorization of [undefined, 'Bearer abcdefgh12', 'Bearer other-token', 'Basic x']) {
@@ -78,6 +82,16 @@ describe('ValidatedRequests', () => {
       if (n % 1000 === 0) expect(memo.get('hot')?.cacheKey).toBe('k0');
     }
     expect(memo.get('cold-1')).toBeUndefined();
+  });
+
+  it('does not remember a request with a long query (its bytes would be bounded by the URL limit only)', () => {
+    const memo = new ValidatedRequests();
+    const entry = { prepared: {} as never, caller: 'c', cacheKey: 'k' };
+    const longest = 'x'.repeat(MAX_REMEMBERED_KEY_LENGTH);
+    memo.remember(longest, entry);
+    memo.remember(`${longest}x`, entry);
+    expect(memo.get(longest)).toBe(entry);
+    expect(memo.get(`${longest}x`)).toBeUndefined();
   });
 });
 

@@ -52,6 +52,34 @@ describe('a request answered from the cache', () => {
     expect((await service.get(`/api/DiagnosticReport?patient=1&access_token=a%20b`)).status).toBe(401);
   });
 
+  it('reads a query after `??` as every other part of the service does (the token found, then checked)', async () => {
+    const path = `/api/DiagnosticReport??access_token=${TOKEN_A}&patient=4`;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      upstream.received.length = 0;
+      expect((await service.get(path)).status).toBe(200);
+      if (attempt === 0) expect(upstream.received.map((request) => request.headers.authorization)).toEqual([`Bearer ${TOKEN_A}`]);
+    }
+    expect(lastCache()).toBe('hit');
+    expect((await service.get(path, { headers: { authorization: `Bearer ${TOKEN_B}` } })).status).toBe(400);
+    expect((await service.get(`${path}&access_token=${TOKEN_B}`)).status).toBe(400);
+  });
+
+  it("sends the caller's own token upstream for a request it has validated before (the memo keeps no token)", async () => {
+    // Entries fresh for 1 ms and never stale: the second request is found validated but loads anew.
+    const shortLived = await startTestService({ UPSTREAM_URL: `${upstream.origin}/fhir`, CACHE_TTL_MS: '1', CACHE_STALE_MS: '0' });
+    try {
+      const path = `/api/DiagnosticReport?patient=5&access_token=${TOKEN_A}`;
+      upstream.received.length = 0;
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        expect((await shortLived.get(path)).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(upstream.received.map((request) => request.headers.authorization)).toEqual([`Bearer ${TOKEN_A}`, `Bearer ${TOKEN_A}`]);
+    } finally {
+      await shortLived.close();
+    }
+  });
+
   it("is never another caller's: the same query with another token is a miss of its own", async () => {
     await service.get(`/api/DiagnosticReport?patient=3&access_token=${TOKEN_A}`);
     await service.get(`/api/DiagnosticReport?patient=3&access_token=${TOKEN_B}`);

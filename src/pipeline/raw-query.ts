@@ -20,10 +20,12 @@ const TOKEN_NAME = 'access_token';
 /**
  * Reads a raw query string (without its `?`). Without `%` or `+` a query decodes to itself, so its
  * pairs are split as written (what URLSearchParams would give, without building one); otherwise
- * URLSearchParams decodes it and its serialization, which parses back to the same pairs, is the rest.
+ * URLSearchParams decodes it (and drops a leading `?`) and its serialization, which parses back to the
+ * same pairs, is the rest.
  */
 export function readRawQuery(raw: string, authorization: string | undefined): RawQuery {
-  if (raw.includes('%') || raw.includes('+')) return decodedQuery(raw, authorization);
+  // A leading `?` (a URL with `??`) is dropped by URLSearchParams: that path reads it as the rest of the service does.
+  if (raw.startsWith('?') || raw.includes('%') || raw.includes('+')) return decodedQuery(raw, authorization);
   const tokens: string[] = [];
   let rest = '';
   let start = 0;

@@ -9,6 +9,7 @@ import type { PreparedRequest } from './legacy-operation.ts';
 
 /** A validated request, its caller's key, and its cache key while access control leaves it unchanged (passthrough). */
 export interface ValidatedRequest {
+  /** Without its token (`token: undefined`): each request puts its own back. */
   prepared: PreparedRequest;
   /** The caller's part of a cache key: the keyed hash of the token (src/cache/cache-key.ts callerKey). */
   caller: string;
@@ -21,6 +22,12 @@ export interface ValidatedRequest {
  * (at most 2 × 1,000 entries of ~800 bytes, outside the cache's byte bound: docs/performance.md).
  */
 const GENERATION_SIZE = 1000;
+/**
+ * Longest key remembered: a request with a longer query (up to MAX_URL_LENGTH, padded with
+ * parameters its route ignores) is validated every time instead, so the memo's bytes stay bounded
+ * by its count (2 × 1,000 × ~1.5 KB at most) whatever the URL limit.
+ */
+export const MAX_REMEMBERED_KEY_LENGTH = 1024;
 
 export class ValidatedRequests {
   #current = new Map<string, ValidatedRequest>();
@@ -43,6 +50,7 @@ export class ValidatedRequests {
   }
 
   remember(key: string, request: ValidatedRequest): void {
+    if (key.length > MAX_REMEMBERED_KEY_LENGTH) return;
     if (this.#current.size >= GENERATION_SIZE) {
       this.#previous = this.#current;
       this.#current = new Map();
