@@ -11,7 +11,8 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { BodyBuffers, WrittenSignal } from './cache/body-buffers.ts';
-import { callerKey, etagMatches, renderBody, storedBody, type Hashing } from './cache/cache-key.ts';
+import { callerKey, etagMatches, renderBody, storedBody } from './cache/cache-key.ts';
+import type { Hashing } from './ports/hashing.ts';
 import type { CacheOutcome, KeepAlive, ResponseCache, StoredBody } from './cache/response-cache.ts';
 import { FacadeError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -61,9 +62,7 @@ export function legacyHandler(route: Route, deps: LegacyHandlerDeps, state: Lega
     if (deps.started?.() === false) throw new FacadeError('service-starting', undefined, { retryAfterSeconds: 5 });
     record.audit = { subject: undefined, patient: undefined, resources: [] };
     if (route.method === 'POST' || cache === undefined) return answerLater(c, record, undefined);
-    const { url } = c.req;
-    const queryStart = url.indexOf('?');
-    const { token, rest } = readRawQuery(queryStart === -1 ? '' : url.slice(queryStart + 1), c.req.header('authorization'));
+    const { token, rest } = readRawQuery(rawQueryOf(c.req.url), c.req.header('authorization'));
     const id = c.req.param('id');
     // Looked up by the token's fingerprint where there is one (Node): no keyed hash on a hit.
     const fingerprint = token === undefined ? 'anonymous' : hashing.fingerprintOf?.(token);
@@ -216,10 +215,15 @@ function writtenSignalOf(c: Context): WrittenSignal | undefined {
   return typeof outgoing?.once === 'function' && typeof outgoing.writableEnded === 'boolean' ? (outgoing as WrittenSignal) : undefined;
 }
 
-/** The query of a request URL, without parsing the rest of it. */
-function queryOf(url: string): URLSearchParams {
+/** The query string of a request URL as written (without its `?`), without parsing the rest of it. */
+function rawQueryOf(url: string): string {
   const start = url.indexOf('?');
-  return new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
+  return start === -1 ? '' : url.slice(start + 1);
+}
+
+/** The query of a request URL. */
+function queryOf(url: string): URLSearchParams {
+  return new URLSearchParams(rawQueryOf(url));
 }
 
 /** The query string and an `application/x-www-form-urlencoded` body as one parameter list. */

@@ -5,12 +5,15 @@ import { FacadeError } from '../errors.ts';
 import { holdsToken } from '../token-match.ts';
 import type { AuthPolicy } from '../route-types.ts';
 
+/** The query parameter that carries the caller's token (spec section 5). */
+export const TOKEN_PARAMETER = 'access_token';
+
 /**
  * The token from `access_token` in the query, or from an `Authorization: Bearer` header. Both at
  * once must agree: two different credentials in one request are refused rather than guessed at.
  */
 export function callerToken(query: URLSearchParams, authorization: string | undefined): string | undefined {
-  return tokenOf(query.getAll('access_token'), authorization);
+  return tokenOf(query.getAll(TOKEN_PARAMETER), authorization);
 }
 
 /** {@link callerToken} from the `access_token` values already read from the query (src/pipeline/raw-query.ts). */
@@ -47,6 +50,6 @@ export function refuseTokenElsewhere(token: string | undefined, query: URLSearch
   if (token === undefined) return;
   if (id !== undefined && holdsToken(id, token)) throw new FacadeError('bad-parameter', 'the record id holds the access token');
   for (const [name, value] of query) {
-    if (name !== 'access_token' && holdsToken(value, token)) throw new FacadeError('bad-parameter', 'a request parameter holds the access token');
+    if (name !== TOKEN_PARAMETER && holdsToken(value, token)) throw new FacadeError('bad-parameter', 'a request parameter holds the access token');
   }
 }

@@ -7,9 +7,6 @@
 import type { Hashing } from '../ports/hashing.ts';
 import type { StoredBody } from './response-cache.ts';
 
-/** The hashing port lives in src/ports/hashing.ts; re-exported for the cache's own importers (app.ts, src/entry/node/cache/node-hashing.ts). */
-export { webHashing, type Hashing } from '../ports/hashing.ts';
-
 const encoder = new TextEncoder();
 
 /** `anonymous` without a token; otherwise the keyed hash of the token: never the token itself. Synchronous where the hashing is (Node). */

@@ -3,7 +3,7 @@
  * caller's token (with every check of auth.ts) and the rest of the query without it, which names
  * the request in the memo of validated requests (validated-requests.ts) and never holds the token.
  */
-import { tokenOf } from '../access/token-policy.ts';
+import { TOKEN_PARAMETER, tokenOf } from '../access/token-policy.ts';
 
 export interface RawQuery {
   /** The caller's token from `access_token` or `Authorization: Bearer` (checked as callerToken checks it). */
@@ -14,8 +14,6 @@ export interface RawQuery {
    */
   rest: string;
 }
-
-const TOKEN_NAME = 'access_token';
 
 /**
  * Reads a raw query string (without its `?`). Without `%` or `+` a query decodes to itself, so its
@@ -36,7 +34,7 @@ export function readRawQuery(raw: string, authorization: string | undefined): Ra
       const pair = raw.slice(start, end);
       const equals = pair.indexOf('=');
       const name = equals === -1 ? pair : pair.slice(0, equals);
-      if (name === TOKEN_NAME) tokens.push(equals === -1 ? '' : pair.slice(equals + 1));
+      if (name === TOKEN_PARAMETER) tokens.push(equals === -1 ? '' : pair.slice(equals + 1));
       else rest = rest === '' ? pair : `${rest}&${pair}`;
     }
     start = end + 1;
@@ -46,7 +44,7 @@ export function readRawQuery(raw: string, authorization: string | undefined): Ra
 
 function decodedQuery(raw: string, authorization: string | undefined): RawQuery {
   const query = new URLSearchParams(raw);
-  const token = tokenOf(query.getAll(TOKEN_NAME), authorization);
-  query.delete(TOKEN_NAME);
+  const token = tokenOf(query.getAll(TOKEN_PARAMETER), authorization);
+  query.delete(TOKEN_PARAMETER);
   return { token, rest: query.toString() };
 }
