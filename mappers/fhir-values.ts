@@ -3,6 +3,7 @@
  * that several payloads repeat (spec section 2 notation: coding, CodeableConcept, reference, meta).
  */
 import * as v from 'valibot';
+import { BoundedMemo } from '../src/fhir/bounded-memo.ts';
 import { datePart, isObject, normalizeReference, ownEntry, type FhirResource, type Json } from '../src/fhir/primitives.ts';
 
 // The FHIR primitives (src/fhir/primitives.ts), passed on so a mapper imports its readers from one place.
@@ -38,18 +39,14 @@ export function referenceOf(value: unknown): string | undefined {
 export function timestampWithMillis(value: unknown): string | undefined {
   const written = text(value);
   if (!written) return undefined;
-  let form = withMillis.get(written);
-  if (form === undefined) {
-    const time = Date.parse(written);
-    form = Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00');
-    // Remembered (an answer's records share their lastUpdated); bounded, starting again when full.
-    if (withMillis.size >= 20_000) withMillis.clear();
-    withMillis.set(written, form);
-  }
-  return form;
+  const known = withMillis.get(written);
+  if (known !== undefined) return known;
+  const time = Date.parse(written);
+  return withMillis.set(written, Number.isNaN(time) ? written : new Date(time).toISOString().replace(/Z$/, '+00:00'));
 }
 
-const withMillis = new Map<string, string>();
+/** Remembered: an answer's records share their lastUpdated. */
+const withMillis = new BoundedMemo(20_000);
 
 /** `[{reference, display}]` from a list of FHIR References (those without a reference are skipped). */
 export function displayedReferences(value: unknown): Json[] {

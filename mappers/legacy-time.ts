@@ -5,6 +5,7 @@
  * local time: fhir-values.ts writes it in UTC.
  */
 import * as v from 'valibot';
+import { BoundedMemo } from '../src/fhir/bounded-memo.ts';
 import { zoneOffsets, type ZoneOffsets } from './zone-offsets.ts';
 
 export interface LegacyTime {
@@ -116,9 +117,9 @@ export function createLegacyTime(zone: string): LegacyTime {
     return formatTimestamp(instant, offsets.offsetMinutesAt(instant));
   };
   // A search repeats its times (issued = effective, one encounter's many results): each form remembered.
-  const timestamps = new Memo();
-  const writtenDateTimes = new Memo();
-  const dates = new Memo();
+  const timestamps = new BoundedMemo(MAX_REMEMBERED);
+  const writtenDateTimes = new BoundedMemo(MAX_REMEMBERED);
+  const dates = new BoundedMemo(MAX_REMEMBERED);
   return {
     zone,
     timestamp(value) {
@@ -154,19 +155,6 @@ export function createLegacyTime(zone: string): LegacyTime {
 
 /** What `dates` remembers for a value that has no local date. */
 const NO_DATE = '';
-
-/** Answers remembered by the text they were computed from; the memory starts again when full. */
-class Memo {
-  readonly #answers = new Map<string, string>();
-  get(value: string): string | undefined {
-    return this.#answers.get(value);
-  }
-  set(value: string, answer: string): string {
-    if (this.#answers.size >= MAX_REMEMBERED) this.#answers.clear();
-    this.#answers.set(value, answer);
-    return answer;
-  }
-}
 
 /** The zone when `LEGACY_TIME_ZONE` is unset. */
 export const UTC_LEGACY_TIME: LegacyTime = createLegacyTime('UTC');

@@ -3,6 +3,7 @@
  * objects, references as `Type/id`, dates, and whose patient a record is. One home, so neither
  * side borrows them from the other (mappers/fhir-values.ts passes them on to the mappers).
  */
+import { BoundedMemo } from './bounded-memo.ts';
 
 /** A FHIR resource as the service sees it: only `resourceType` and `id` are relied on. */
 export interface FhirResource {
@@ -32,21 +33,24 @@ export function ownEntry<T>(table: Readonly<Record<string, T>> | undefined, key:
  */
 export function normalizeReference(reference: unknown): string | undefined {
   if (typeof reference !== 'string') return undefined;
+  // Long references are not kept: the memo's bytes stay bounded by its count.
+  if (reference.length > MAX_REMEMBERED_REFERENCE) return parseReference(reference);
   const known = normalized.get(reference);
-  if (known !== undefined || normalized.has(reference)) return known;
-  const match = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(reference);
-  const result = match ? `${match[1]}/${match[2]}` : undefined;
-  // Bounded: long references are not kept, and the memory starts again when full.
-  if (reference.length <= MAX_REMEMBERED_REFERENCE) {
-    if (normalized.size >= MAX_REMEMBERED_REFERENCES) normalized.clear();
-    normalized.set(reference, result);
-  }
-  return result;
+  if (known !== undefined) return known === NOT_A_REFERENCE ? undefined : known;
+  const parsed = parseReference(reference);
+  normalized.set(reference, parsed ?? NOT_A_REFERENCE);
+  return parsed;
 }
 
-const normalized = new Map<string, string | undefined>();
-const MAX_REMEMBERED_REFERENCES = 20_000;
+function parseReference(reference: string): string | undefined {
+  const match = /(?:^|\/)([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(reference);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+const normalized = new BoundedMemo(20_000);
 const MAX_REMEMBERED_REFERENCE = 256;
+/** What the memo keeps for a text that is no reference (a reference is never empty). */
+const NOT_A_REFERENCE = '';
 
 /** `YYYY-MM-DD` as written in a FHIR date, dateTime or instant (no time-zone conversion). */
 export function datePart(value: unknown): string | undefined {
